@@ -1,0 +1,1 @@
+//! The real backends, and the `Autodiff` decorator over any of them.

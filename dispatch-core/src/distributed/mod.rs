@@ -1,0 +1,5 @@
+//! Distributed devices: a group of ranks, each a local device of a derived enum.
+
+mod device;
+
+pub use device::DistributedDevice;

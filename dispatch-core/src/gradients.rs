@@ -1,0 +1,71 @@
+//! The result of a backward pass: one gradient per tracked leaf.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::backend::Backend;
+
+/// The identity of a node of an autodiff graph; unique within the process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TensorId(u64);
+
+impl TensorId {
+    pub fn new() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        Self(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl Default for TensorId {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Gradients of a loss with respect to the leaves marked with `require_grad`, keyed by their [`TensorId`].
+pub struct Gradients<B: Backend> {
+    by_id: HashMap<TensorId, B::FloatTensor>,
+}
+
+impl<B: Backend> Gradients<B> {
+    pub fn new() -> Self {
+        Self { by_id: HashMap::new() }
+    }
+
+    pub fn insert(&mut self, id: TensorId, gradient: B::FloatTensor) {
+        self.by_id.insert(id, gradient);
+    }
+
+    pub fn get(&self, id: TensorId) -> Option<&B::FloatTensor> {
+        self.by_id.get(&id)
+    }
+
+    pub fn remove(&mut self, id: TensorId) -> Option<B::FloatTensor> {
+        self.by_id.remove(&id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    /// The same gradients as tensors of another backend, e.g. a dispatch backend wrapping `B`.
+    pub fn map_backend<C: Backend>(self, mut convert: impl FnMut(B::FloatTensor) -> C::FloatTensor) -> Gradients<C> {
+        Gradients { by_id: self.by_id.into_iter().map(|(id, gradient)| (id, convert(gradient))).collect() }
+    }
+}
+
+impl<B: Backend> Default for Gradients<B> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<B: Backend> std::fmt::Debug for Gradients<B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.by_id.iter()).finish()
+    }
+}

@@ -1,0 +1,24 @@
+//! Exhaustive, panic-free device dispatch for tensor backends.
+//!
+//! Annotate your own device enum with `#[derive(Dispatch)]`: the derive generates a backend that dispatches every
+//! op to the variant picked at run time (candle, ndarray, an autodiff decorator over either, your own backend),
+//! with no wildcard arm and no panic, and turns misuse into compile errors at your line.
+
+pub mod backend;
+pub mod backends;
+pub mod device;
+pub mod distributed;
+pub mod error;
+pub mod gradients;
+mod random;
+pub mod shape;
+pub mod tensor;
+
+pub use backend::{AutodiffBackend, Backend, BaseBackend, HostOp, HostTensor};
+pub use device::{AutodiffDevice, DeviceOf, Dispatch, ParseDeviceError, Route};
+pub use dispatch_derive::Dispatch;
+pub use distributed::DistributedDevice;
+pub use error::{Error, Result};
+pub use gradients::{Gradients, TensorId};
+pub use shape::Shape;
+pub use tensor::Tensor;

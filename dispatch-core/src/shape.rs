@@ -1,0 +1,215 @@
+//! The shape of a tensor and the checks every backend runs before touching data.
+
+use std::fmt;
+
+use crate::error::{Error, Result};
+
+/// The dimensions of a tensor, outermost first. A shape always has at least one dimension: a scalar is `[1]`.
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
+pub struct Shape {
+    dims: Vec<usize>,
+}
+
+impl Shape {
+    pub fn new(dims: impl Into<Vec<usize>>) -> Self {
+        Self { dims: dims.into() }
+    }
+
+    pub fn dims(&self) -> &[usize] {
+        &self.dims
+    }
+
+    pub fn rank(&self) -> usize {
+        self.dims.len()
+    }
+
+    pub fn num_elements(&self) -> usize {
+        self.dims.iter().product()
+    }
+
+    /// Rejects the empty shape, which no backend accepts as a tensor shape.
+    pub fn check_non_empty(&self, op: &'static str) -> Result<()> {
+        if self.dims.is_empty() {
+            return Err(Error::invalid(op, "the shape has no dimensions; a scalar is `[1]`"));
+        }
+        Ok(())
+    }
+
+    /// Checks that `axis` names a dimension of this shape.
+    pub fn check_axis(&self, op: &'static str, axis: usize) -> Result<()> {
+        if axis >= self.rank() {
+            return Err(Error::invalid(op, format!("axis {axis} is out of range for a tensor of shape {self}")));
+        }
+        Ok(())
+    }
+
+    /// The shape two operands of an element-wise op broadcast to (numpy rules: trailing dimensions are aligned and
+    /// must be equal or 1).
+    pub fn broadcast(op: &'static str, lhs: &Shape, rhs: &Shape) -> Result<Shape> {
+        let rank = lhs.rank().max(rhs.rank());
+        let mut dims = vec![0; rank];
+        for (i, dim) in dims.iter_mut().enumerate() {
+            let l = lhs.dim_from_end(rank - 1 - i);
+            let r = rhs.dim_from_end(rank - 1 - i);
+            *dim = match (l, r) {
+                (l, r) if l == r => l,
+                (1, r) => r,
+                (l, 1) => l,
+                _ => return Err(Error::shape_mismatch(op, lhs, rhs)),
+            };
+        }
+        Ok(Shape::new(dims))
+    }
+
+    /// The output shape of `lhs @ rhs` for 2-D matrices or batches of them (3-D, equal batch sizes).
+    pub fn matmul(lhs: &Shape, rhs: &Shape) -> Result<Shape> {
+        let (l, r) = (lhs.dims(), rhs.dims());
+        match (l, r) {
+            ([m, k], [k2, n]) if k == k2 => Ok(Shape::new([*m, *n])),
+            ([b, m, k], [b2, k2, n]) if b == b2 && k == k2 => Ok(Shape::new([*b, *m, *n])),
+            _ if !matches!(l.len(), 2 | 3) || l.len() != r.len() => Err(Error::invalid(
+                "matmul",
+                format!("matmul takes two 2-D or two 3-D tensors, got shapes {lhs} and {rhs}"),
+            )),
+            _ => Err(Error::shape_mismatch("matmul", lhs, rhs)),
+        }
+    }
+
+    /// The shape after swapping two dimensions.
+    pub fn swap_dims(&self, op: &'static str, dim0: usize, dim1: usize) -> Result<Shape> {
+        self.check_axis(op, dim0)?;
+        self.check_axis(op, dim1)?;
+        let mut dims = self.dims.clone();
+        dims.swap(dim0, dim1);
+        Ok(Shape::new(dims))
+    }
+
+    /// Checks that a tensor of this shape can be viewed as `target`.
+    pub fn check_reshape(&self, target: &Shape) -> Result<()> {
+        target.check_non_empty("reshape")?;
+        if self.num_elements() != target.num_elements() {
+            return Err(Error::invalid(
+                "reshape",
+                format!(
+                    "cannot reshape {self} ({} elements) to {target} ({} elements)",
+                    self.num_elements(),
+                    target.num_elements()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// This shape with dimension `axis` set to `len`.
+    pub fn with_dim(&self, axis: usize, len: usize) -> Shape {
+        let mut dims = self.dims.clone();
+        dims[axis] = len;
+        Shape::new(dims)
+    }
+
+    /// Checks `narrow(axis, start, len)` against this shape.
+    pub fn check_narrow(&self, axis: usize, start: usize, len: usize) -> Result<()> {
+        self.check_axis("narrow", axis)?;
+        let size = self.dims[axis];
+        if start.checked_add(len).is_none_or(|end| end > size) {
+            return Err(Error::invalid(
+                "narrow",
+                format!("range {start}..{} is out of bounds for axis {axis} of size {size}", start.saturating_add(len)),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The shape of the concatenation of `shapes` along `axis`: all other dimensions must agree.
+    pub fn concat(shapes: &[Shape], axis: usize) -> Result<Shape> {
+        let Some(first) = shapes.first() else {
+            return Err(Error::invalid("cat", "cannot concatenate an empty list of tensors"));
+        };
+        first.check_axis("cat", axis)?;
+        let mut total = 0;
+        for shape in shapes {
+            let same_rank = shape.rank() == first.rank();
+            let others_agree =
+                same_rank && shape.dims.iter().zip(&first.dims).enumerate().all(|(i, (a, b))| i == axis || a == b);
+            if !others_agree {
+                return Err(Error::shape_mismatch("cat", first, shape));
+            }
+            total += shape.dims[axis];
+        }
+        Ok(first.with_dim(axis, total))
+    }
+
+    fn dim_from_end(&self, index: usize) -> usize {
+        if index < self.rank() { self.dims[self.rank() - 1 - index] } else { 1 }
+    }
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.dims)
+    }
+}
+
+impl fmt::Debug for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Shape{:?}", self.dims)
+    }
+}
+
+impl From<Vec<usize>> for Shape {
+    fn from(dims: Vec<usize>) -> Self {
+        Self::new(dims)
+    }
+}
+
+impl From<&[usize]> for Shape {
+    fn from(dims: &[usize]) -> Self {
+        Self::new(dims)
+    }
+}
+
+impl<const N: usize> From<[usize; N]> for Shape {
+    fn from(dims: [usize; N]) -> Self {
+        Self::new(dims)
+    }
+}
+
+impl From<&Shape> for Shape {
+    fn from(shape: &Shape) -> Self {
+        shape.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcasting_follows_numpy_rules() {
+        let row = Shape::new([3]);
+        let matrix = Shape::new([2, 3]);
+        assert_eq!(Shape::broadcast("add", &matrix, &row).unwrap(), matrix);
+        assert_eq!(Shape::broadcast("add", &Shape::new([2, 1]), &row).unwrap(), matrix);
+        let err = Shape::broadcast("add", &matrix, &Shape::new([2])).unwrap_err();
+        assert!(matches!(err, Error::ShapeMismatch { op: "add", .. }), "{err}");
+    }
+
+    #[test]
+    fn matmul_shapes() {
+        assert_eq!(Shape::matmul(&[2, 3].into(), &[3, 4].into()).unwrap(), Shape::new([2, 4]));
+        assert_eq!(Shape::matmul(&[5, 2, 3].into(), &[5, 3, 4].into()).unwrap(), Shape::new([5, 2, 4]));
+        assert!(matches!(Shape::matmul(&[2, 3].into(), &[4, 4].into()), Err(Error::ShapeMismatch { .. })));
+        assert!(matches!(Shape::matmul(&[3].into(), &[3].into()), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(Shape::matmul(&[1, 2, 3].into(), &[3, 4].into()), Err(Error::InvalidArgument { .. })));
+    }
+
+    #[test]
+    fn concat_and_narrow_checks() {
+        let shapes = [Shape::new([2, 3]), Shape::new([4, 3])];
+        assert_eq!(Shape::concat(&shapes, 0).unwrap(), Shape::new([6, 3]));
+        assert!(Shape::concat(&shapes, 1).is_err());
+        assert!(Shape::new([4, 3]).check_narrow(0, 2, 2).is_ok());
+        assert!(Shape::new([4, 3]).check_narrow(0, 3, 2).is_err());
+        assert!(Shape::new([4, 3]).check_narrow(0, usize::MAX, 2).is_err());
+    }
+}

@@ -1,0 +1,305 @@
+//! `Tensor<B>`: the handle model code is written against, once, generic over the backend.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::backend::{AutodiffBackend, Backend, HostOp};
+use crate::device::DeviceOf;
+use crate::error::{Error, Result};
+use crate::gradients::{Gradients, TensorId};
+use crate::shape::Shape;
+
+/// A float tensor of backend `B`. Cloning is cheap: backends share storage.
+pub struct Tensor<B: Backend> {
+    primitive: B::FloatTensor,
+}
+
+impl<B: Backend> Clone for Tensor<B> {
+    fn clone(&self) -> Self {
+        Self { primitive: self.primitive.clone() }
+    }
+}
+
+impl<B: Backend> fmt::Debug for Tensor<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tensor")
+            .field("backend", &B::name())
+            .field("shape", &self.shape())
+            .field("primitive", &self.primitive)
+            .finish()
+    }
+}
+
+impl<B: Backend> Tensor<B> {
+    pub fn from_primitive(primitive: B::FloatTensor) -> Self {
+        Self { primitive }
+    }
+
+    pub fn primitive(&self) -> &B::FloatTensor {
+        &self.primitive
+    }
+
+    pub fn into_primitive(self) -> B::FloatTensor {
+        self.primitive
+    }
+
+    fn wrap(primitive: Result<B::FloatTensor>) -> Result<Self> {
+        primitive.map(Self::from_primitive)
+    }
+
+    // ---- creation -----------------------------------------------------------------------------------------------
+
+    /// A tensor holding `data` (row-major) with the given shape.
+    pub fn from_vec(data: Vec<f32>, shape: impl Into<Shape>, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
+        Self::wrap(B::from_vec(data, shape.into(), device.as_device()))
+    }
+
+    pub fn full(shape: impl Into<Shape>, value: f32, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
+        Self::wrap(B::full(shape.into(), value, device.as_device()))
+    }
+
+    pub fn zeros(shape: impl Into<Shape>, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
+        Self::full(shape, 0.0, device)
+    }
+
+    pub fn ones(shape: impl Into<Shape>, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
+        Self::full(shape, 1.0, device)
+    }
+
+    /// Uniform samples in `[low, high)`; the same seed gives the same values on every backend.
+    pub fn random_uniform(
+        shape: impl Into<Shape>,
+        low: f32,
+        high: f32,
+        seed: u64,
+        device: &(impl DeviceOf<B> + ?Sized),
+    ) -> Result<Self> {
+        Self::wrap(B::random_uniform(shape.into(), low, high, seed, device.as_device()))
+    }
+
+    /// Normal samples; the same seed gives the same values on every backend.
+    pub fn random_normal(
+        shape: impl Into<Shape>,
+        mean: f32,
+        std: f32,
+        seed: u64,
+        device: &(impl DeviceOf<B> + ?Sized),
+    ) -> Result<Self> {
+        Self::wrap(B::random_normal(shape.into(), mean, std, seed, device.as_device()))
+    }
+
+    // ---- inspection ---------------------------------------------------------------------------------------------
+
+    pub fn shape(&self) -> Shape {
+        B::shape(&self.primitive)
+    }
+
+    pub fn dims(&self) -> Vec<usize> {
+        self.shape().dims().to_vec()
+    }
+
+    pub fn device(&self) -> B::Device {
+        B::device(&self.primitive)
+    }
+
+    /// The elements in row-major order.
+    pub fn to_vec(&self) -> Result<Vec<f32>> {
+        B::to_vec(&self.primitive)
+    }
+
+    /// The value of a one-element tensor.
+    pub fn to_scalar(&self) -> Result<f32> {
+        match self.to_vec()?.as_slice() {
+            [value] => Ok(*value),
+            values => Err(Error::invalid(
+                "to_scalar",
+                format!("needs a one-element tensor, got shape {} ({} elements)", self.shape(), values.len()),
+            )),
+        }
+    }
+
+    pub fn to_device(&self, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
+        Self::wrap(B::to_device(&self.primitive, device.as_device()))
+    }
+
+    // ---- element-wise -------------------------------------------------------------------------------------------
+
+    /// Element-wise sum, broadcasting with numpy rules (a `[n]` row over a `[m, n]` matrix is a bias add).
+    pub fn add(&self, other: &Self) -> Result<Self> {
+        Self::wrap(B::add(&self.primitive, &other.primitive))
+    }
+
+    pub fn sub(&self, other: &Self) -> Result<Self> {
+        Self::wrap(B::sub(&self.primitive, &other.primitive))
+    }
+
+    pub fn mul(&self, other: &Self) -> Result<Self> {
+        Self::wrap(B::mul(&self.primitive, &other.primitive))
+    }
+
+    pub fn div(&self, other: &Self) -> Result<Self> {
+        Self::wrap(B::div(&self.primitive, &other.primitive))
+    }
+
+    pub fn add_scalar(&self, scalar: f32) -> Result<Self> {
+        Self::wrap(B::add_scalar(&self.primitive, scalar))
+    }
+
+    pub fn sub_scalar(&self, scalar: f32) -> Result<Self> {
+        self.add_scalar(-scalar)
+    }
+
+    pub fn mul_scalar(&self, scalar: f32) -> Result<Self> {
+        Self::wrap(B::mul_scalar(&self.primitive, scalar))
+    }
+
+    pub fn div_scalar(&self, scalar: f32) -> Result<Self> {
+        if scalar == 0.0 {
+            return Err(Error::invalid("div_scalar", "division by zero"));
+        }
+        self.mul_scalar(1.0 / scalar)
+    }
+
+    pub fn powf_scalar(&self, exponent: f32) -> Result<Self> {
+        Self::wrap(B::powf_scalar(&self.primitive, exponent))
+    }
+
+    pub fn square(&self) -> Result<Self> {
+        self.mul(self)
+    }
+
+    pub fn sqrt(&self) -> Result<Self> {
+        self.powf_scalar(0.5)
+    }
+
+    /// 1.0 where the element is greater than `threshold`, else 0.0.
+    pub fn greater_scalar(&self, threshold: f32) -> Result<Self> {
+        Self::wrap(B::greater_scalar(&self.primitive, threshold))
+    }
+
+    pub fn neg(&self) -> Result<Self> {
+        Self::wrap(B::neg(&self.primitive))
+    }
+
+    pub fn exp(&self) -> Result<Self> {
+        Self::wrap(B::exp(&self.primitive))
+    }
+
+    pub fn log(&self) -> Result<Self> {
+        Self::wrap(B::log(&self.primitive))
+    }
+
+    pub fn relu(&self) -> Result<Self> {
+        Self::wrap(B::relu(&self.primitive))
+    }
+
+    pub fn sigmoid(&self) -> Result<Self> {
+        Self::wrap(B::sigmoid(&self.primitive))
+    }
+
+    pub fn tanh(&self) -> Result<Self> {
+        Self::wrap(B::tanh(&self.primitive))
+    }
+
+    // ---- linear algebra and layout ------------------------------------------------------------------------------
+
+    pub fn matmul(&self, other: &Self) -> Result<Self> {
+        Self::wrap(B::matmul(&self.primitive, &other.primitive))
+    }
+
+    /// Swaps the last two dimensions.
+    pub fn transpose(&self) -> Result<Self> {
+        let rank = self.shape().rank();
+        if rank < 2 {
+            return Err(Error::invalid(
+                "transpose",
+                format!("needs at least 2 dimensions, got shape {}", self.shape()),
+            ));
+        }
+        self.swap_dims(rank - 2, rank - 1)
+    }
+
+    pub fn swap_dims(&self, dim0: usize, dim1: usize) -> Result<Self> {
+        Self::wrap(B::swap_dims(&self.primitive, dim0, dim1))
+    }
+
+    pub fn reshape(&self, shape: impl Into<Shape>) -> Result<Self> {
+        Self::wrap(B::reshape(&self.primitive, shape.into()))
+    }
+
+    pub fn narrow(&self, axis: usize, start: usize, len: usize) -> Result<Self> {
+        Self::wrap(B::narrow(&self.primitive, axis, start, len))
+    }
+
+    pub fn cat(tensors: &[Self], axis: usize) -> Result<Self> {
+        let primitives: Vec<_> = tensors.iter().map(|tensor| tensor.primitive.clone()).collect();
+        Self::wrap(B::cat(&primitives, axis))
+    }
+
+    // ---- reductions ---------------------------------------------------------------------------------------------
+
+    /// Sum of every element, shape `[1]`.
+    pub fn sum(&self) -> Result<Self> {
+        Self::wrap(B::sum(&self.primitive))
+    }
+
+    /// Mean of every element, shape `[1]`.
+    pub fn mean(&self) -> Result<Self> {
+        Self::wrap(B::mean(&self.primitive))
+    }
+
+    /// Sum along `axis`, keeping it with size 1.
+    pub fn sum_dim(&self, axis: usize) -> Result<Self> {
+        Self::wrap(B::sum_dim(&self.primitive, axis))
+    }
+
+    /// Mean along `axis`, keeping it with size 1.
+    pub fn mean_dim(&self, axis: usize) -> Result<Self> {
+        Self::wrap(B::mean_dim(&self.primitive, axis))
+    }
+
+    pub fn log_softmax(&self, axis: usize) -> Result<Self> {
+        Self::wrap(B::log_softmax(&self.primitive, axis))
+    }
+
+    pub fn softmax(&self, axis: usize) -> Result<Self> {
+        self.log_softmax(axis)?.exp()
+    }
+
+    /// The index of the largest entry along `axis`, as `f32`, keeping the axis with size 1.
+    pub fn argmax(&self, axis: usize) -> Result<Self> {
+        Self::wrap(B::argmax(&self.primitive, axis))
+    }
+
+    /// Runs a host function (e.g. a collective) on this tensor's values; differentiable under `Autodiff`.
+    pub fn host_op(&self, op: Arc<dyn HostOp>) -> Result<Self> {
+        Self::wrap(B::host_op(&self.primitive, op))
+    }
+}
+
+/// Gradients, for backends that record them.
+impl<B: AutodiffBackend> Tensor<B> {
+    /// This tensor as a leaf whose gradient `backward` reports.
+    pub fn require_grad(&self) -> Result<Self> {
+        Self::wrap(B::require_grad(&self.primitive))
+    }
+
+    /// The same values, cut from the graph.
+    pub fn detach(&self) -> Result<Self> {
+        Self::wrap(B::detach(&self.primitive))
+    }
+
+    pub fn id(&self) -> Option<TensorId> {
+        B::tensor_id(&self.primitive)
+    }
+
+    /// Reverse-mode differentiation of this one-element loss.
+    pub fn backward(&self) -> Result<Gradients<B>> {
+        B::backward(&self.primitive)
+    }
+
+    /// This tensor's gradient in `gradients`, if it is a tracked leaf the loss depends on.
+    pub fn grad(&self, gradients: &Gradients<B>) -> Option<Self> {
+        self.id().and_then(|id| gradients.get(id)).cloned().map(Self::from_primitive)
+    }
+}

@@ -1,0 +1,1 @@
+//! Holds the trybuild cases of `#[derive(Dispatch)]` under `tests/ui/`.
