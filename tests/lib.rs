@@ -1,1 +1,20 @@
-//! Shared helpers of the integration tests under `tests/`.
+//! Shared helpers of the integration tests under `tests/tests/`.
+
+/// Asserts that two sequences of floats agree to a relative tolerance (absolute near zero), naming the first
+/// element that does not.
+#[track_caller]
+pub fn assert_close(actual: &[f32], expected: &[f32], relative: f32) {
+    assert_eq!(actual.len(), expected.len(), "lengths differ: {actual:?} vs {expected:?}");
+    for (index, (&a, &e)) in actual.iter().zip(expected).enumerate() {
+        assert!(close(a, e, relative), "element {index}: {a} vs {e} (relative tolerance {relative})");
+    }
+}
+
+/// `a` and `e` agree to `relative` times the larger magnitude, or to `relative` absolutely when both are small.
+pub fn close(a: f32, e: f32, relative: f32) -> bool {
+    if a.is_nan() || e.is_nan() {
+        return a.is_nan() && e.is_nan();
+    }
+    let scale = a.abs().max(e.abs()).max(1.0);
+    (a - e).abs() <= relative * scale
+}
