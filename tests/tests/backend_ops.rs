@@ -210,6 +210,23 @@ fn zero_sized_dims_follow_the_documented_rules<B: Backend>(device: &B::Device) {
     assert_tensor(Tensor::cat(&[empty_rows, x], 1), &[2, 2], &[1.0, 2.0, 3.0, 4.0]);
 }
 
+#[test]
+fn seeded_random_numbers_are_identical_across_backends() {
+    use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
+    let (ndarray, candle) = (NdArrayDevice, CandleDevice::cpu());
+    let uniform = Tensor::<NdArray>::random_uniform([3, 4], -1.0, 1.0, 42, &ndarray).unwrap().to_vec().unwrap();
+    let same_seed = Tensor::<Candle>::random_uniform([3, 4], -1.0, 1.0, 42, &candle).unwrap().to_vec().unwrap();
+    assert_eq!(uniform, same_seed);
+    assert!(uniform.iter().all(|x| (-1.0..1.0).contains(x)), "{uniform:?}");
+    let other_seed = Tensor::<Candle>::random_uniform([3, 4], -1.0, 1.0, 43, &candle).unwrap().to_vec().unwrap();
+    assert_ne!(uniform, other_seed);
+
+    let normal = Tensor::<NdArray>::random_normal([5], 2.0, 0.5, 7, &ndarray).unwrap();
+    let same_seed = Tensor::<Candle>::random_normal([5], 2.0, 0.5, 7, &candle).unwrap();
+    assert_eq!(normal.dims(), [5]);
+    assert_eq!(normal.to_vec().unwrap(), same_seed.to_vec().unwrap());
+}
+
 /// Instantiates the generic tests above for one backend.
 macro_rules! tests_for_backend {
     ($module:ident, $backend:ty, $device:expr) => {
@@ -237,3 +254,4 @@ macro_rules! tests_for_backend {
 }
 
 tests_for_backend!(ndarray, dispatch_core::backends::NdArray, dispatch_core::backends::NdArrayDevice);
+tests_for_backend!(candle, dispatch_core::backends::Candle, dispatch_core::backends::CandleDevice::cpu());

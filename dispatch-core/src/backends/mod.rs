@@ -6,8 +6,12 @@
 //! size of 0 gives zeros; `sum` of nothing is 0, `mean` of nothing is NaN (0 / 0); `argmax` along an empty axis is
 //! an `InvalidArgument`, since there is no index to return.
 
+#[cfg(feature = "candle")]
+mod candle;
 #[cfg(feature = "ndarray")]
 mod ndarray;
 
+#[cfg(feature = "candle")]
+pub use self::candle::{Candle, CandleDevice};
 #[cfg(feature = "ndarray")]
 pub use self::ndarray::{NdArray, NdArrayDevice, NdArrayTensor};

@@ -9,10 +9,10 @@ pub(super) fn sum(tensor: &NdArrayTensor) -> NdArrayTensor {
     scalar(tensor.shared().sum())
 }
 
-/// The mean of no elements is NaN (0 / 0), as on every backend.
+/// The mean of no elements is NaN (0 times 1/0), as on every backend.
 pub(super) fn mean(tensor: &NdArrayTensor) -> NdArrayTensor {
     let array = tensor.shared();
-    scalar(array.sum() / array.len() as f32)
+    scalar(array.sum() * reciprocal(array.len()))
 }
 
 pub(super) fn sum_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
@@ -23,9 +23,9 @@ pub(super) fn sum_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTens
 pub(super) fn mean_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
     tensor.shape().check_axis("mean_dim", axis)?;
     let array = tensor.shared();
-    let len = array.len_of(Axis(axis)) as f32;
+    let scale = reciprocal(array.len_of(Axis(axis)));
     let mut sums = array.sum_axis(Axis(axis)).insert_axis(Axis(axis));
-    sums.mapv_inplace(|sum| sum / len);
+    sums.mapv_inplace(|sum| sum * scale);
     Ok(NdArrayTensor::new(sums))
 }
 
@@ -53,6 +53,11 @@ pub(super) fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTenso
     }
     let indices = tensor.shared().map_axis(Axis(axis), |lane| first_max_index(lane) as f32);
     Ok(NdArrayTensor::new(indices.insert_axis(Axis(axis))))
+}
+
+/// `1 / count`, rounded once to `f32`, exactly the factor the candle backend scales its means by.
+fn reciprocal(count: usize) -> f32 {
+    (1.0 / count as f64) as f32
 }
 
 fn scalar(value: f32) -> NdArrayTensor {
