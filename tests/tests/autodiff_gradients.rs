@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use dispatch_core::backends::Autodiff;
 use dispatch_core::nn::{Mlp, one_hot};
-use dispatch_core::{BaseBackend, Error, HostOp, HostTensor, Result, Shape, Tensor};
+use dispatch_core::{Backend, BaseBackend, Error, HostOp, HostTensor, Result, Shape, Tensor};
 use dispatch_tests::{assert_close, close};
 
 type Ad<B> = Autodiff<B>;
@@ -498,6 +498,12 @@ fn graphs_are_built_and_differentiated_across_threads<B: BaseBackend>(device: &B
     Ok(())
 }
 
+fn the_name_wraps_the_base_backends_name<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    assert_eq!(Ad::<B>::name(), format!("autodiff<{}>", B::name()));
+    assert_eq!(Tensor::<Ad<B>>::zeros([1], device)?.device(), *device, "Autodiff runs on the base backend's devices");
+    Ok(())
+}
+
 // ---- every check on every base backend ------------------------------------------------------------------------
 
 /// One line per base backend; each gets a module with one `#[test]` per check.
@@ -548,4 +554,5 @@ tests_on_every_backend!(
     the_graph_is_freed_with_the_loss,
     a_very_deep_graph_runs_backward_and_drops_without_overflowing,
     graphs_are_built_and_differentiated_across_threads,
+    the_name_wraps_the_base_backends_name,
 );
