@@ -16,7 +16,7 @@ use crate::distributed::DistributedOf;
     message = "`{Self}` is not a device of backend `{B}`",
     label = "expected a device of `{B}`"
 )]
-pub trait DeviceOf<B: Backend + ?Sized> {
+pub trait DeviceOf<B: Backend> {
     fn as_device(&self) -> &B::Device;
 }
 
