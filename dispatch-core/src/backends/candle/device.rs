@@ -91,3 +91,31 @@ impl<B: Backend<Device = CandleDevice>> DeviceOf<B> for CandleDevice {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_device_is_the_cpu_and_round_trips_through_its_name() {
+        let cpu = CandleDevice::default();
+        assert_eq!(cpu, CandleDevice::cpu());
+        assert_eq!(cpu.to_string(), "cpu");
+        assert_eq!("cpu".parse::<CandleDevice>().unwrap(), cpu);
+    }
+
+    #[test]
+    fn bad_names_list_the_choices_or_say_what_is_wrong() {
+        let unknown = "gpu".parse::<CandleDevice>().unwrap_err();
+        assert_eq!(unknown.choices(), DEVICE_NAMES);
+        let bad_ordinal = "cuda:x".parse::<CandleDevice>().unwrap_err();
+        assert!(bad_ordinal.to_string().contains("non-negative integer"), "{bad_ordinal}");
+    }
+
+    #[cfg(not(feature = "cuda"))]
+    #[test]
+    fn cuda_names_need_the_cuda_feature() {
+        let error = "cuda:0".parse::<CandleDevice>().unwrap_err();
+        assert!(error.to_string().contains("`cuda` feature"), "{error}");
+    }
+}

@@ -27,9 +27,9 @@ pub(super) fn narrow(tensor: &Tensor, axis: usize, start: usize, len: usize) -> 
 }
 
 pub(super) fn cat(tensors: &[Tensor], axis: usize) -> Result<Tensor> {
+    check_same_device("cat", tensors)?;
     let shapes: Vec<Shape> = tensors.iter().map(shape_of).collect();
     Shape::concat(&shapes, axis)?;
-    check_same_device("cat", tensors)?;
     Tensor::cat(tensors, axis).or_backend("cat")
 }
 

@@ -5,6 +5,8 @@ mod layout;
 mod matmul;
 mod reduce;
 mod tensor;
+#[cfg(test)]
+mod tests;
 
 use std::fmt;
 use std::str::FromStr;

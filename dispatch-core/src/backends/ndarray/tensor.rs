@@ -9,6 +9,7 @@ use crate::shape::Shape;
 ///
 /// It holds a reference-counted `ndarray` array of rank 1 or more. Layout ops (`swap_dims`, `narrow`) only change
 /// strides and offsets, so the array is not always in standard (row-major) layout; every reader copes with that.
+/// A narrowed tensor keeps its source's whole buffer alive.
 #[derive(Clone, Debug)]
 pub struct NdArrayTensor {
     array: ArcArrayD<f32>,
