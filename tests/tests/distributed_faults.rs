@@ -182,3 +182,9 @@ fn a_communicator_kept_after_its_run_fails_cleanly() {
     let error = sum_of_ranks(&kept[0]).unwrap_err();
     assert!(matches!(error, Error::PeerFailed { .. }), "{error}");
 }
+
+#[test]
+fn a_timeout_too_long_to_represent_means_no_timeout() {
+    let sums = run_in_process(2, Duration::MAX, |comm| sum_of_ranks(&comm)).unwrap().into_values().unwrap();
+    assert_eq!(sums, vec![3.0, 3.0]);
+}

@@ -94,7 +94,8 @@ impl Group {
 
     /// Arrives at the next meeting and waits, up to the group's timeout, for every other rank.
     pub(crate) fn meet(&self, rank: usize, arrival: Arrival, op: &'static str) -> Result<Arc<Meeting>> {
-        let deadline = Instant::now() + self.timeout;
+        // A timeout too long to represent (e.g. `Duration::MAX`) means waiting without one.
+        let deadline = Instant::now().checked_add(self.timeout);
         let mut state = self.lock();
         if let Some(failure) = &state.failure {
             return Err(failure.to_error(op, rank));
@@ -118,6 +119,10 @@ impl Group {
                 return Err(error);
             }
             let now = Instant::now();
+            let Some(deadline) = deadline else {
+                state = self.changed.wait(state).unwrap_or_else(PoisonError::into_inner);
+                continue;
+            };
             if now >= deadline {
                 let missing: Vec<usize> =
                     (0..self.world_size).filter(|&other| state.arrivals[other].is_none()).collect();

@@ -45,7 +45,8 @@ pub(crate) fn run_rank<T>(
 /// Whether every rank reached the end of its work within `timeout`, waited for with a non-blocking barrier on a
 /// communicator of its own (a peer may still be blocked in a collective on the main one).
 fn finish_together(world: &MpiWorld, timeout: Duration) -> bool {
-    let deadline = Instant::now() + timeout;
+    // A timeout too long to represent (e.g. `Duration::MAX`) means waiting without one.
+    let deadline = Instant::now().checked_add(timeout);
     let mut request = world.lock().epilogue.immediate_barrier();
     loop {
         // Locked per test, so the process's other threads are not shut out of MPI while this rank waits.
@@ -57,7 +58,7 @@ fn finish_together(world: &MpiWorld, timeout: Duration) -> bool {
             Ok(_) => return true,
             Err(pending) => pending,
         };
-        if Instant::now() >= deadline {
+        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
             // The request cannot be completed or dropped (rsmpi panics on dropping a pending request); the job
             // is about to be aborted, so it is left to the process's end.
             std::mem::forget(request);
