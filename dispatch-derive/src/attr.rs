@@ -2,7 +2,7 @@
 //! every error and suggest the key the user probably meant), the role attributes `#[backend(Path)]`,
 //! `#[autodiff]` and `#[distributed]` by hand, since a backend path may carry generics that meta syntax rejects.
 
-use darling::util::SpannedValue;
+use darling::util::{Flag, SpannedValue};
 use darling::{Error, FromAttributes};
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Ident, Meta, Path, Token, Type};
@@ -32,6 +32,8 @@ pub struct EnumOptions {
 pub struct VariantOptions {
     /// The device's name for `Display` and `FromStr`; the variant's name in lowercase by default.
     pub name: Option<SpannedValue<String>>,
+    /// No `From<field>` for the enum: for a field type that an alias makes equal to another variant's.
+    pub no_from: Flag,
 }
 
 /// Which role attribute a variant carries.

@@ -35,6 +35,8 @@ pub struct Device {
     /// The field's type, with `Self` spelled as the user's enum so it means the same outside the enum.
     pub field: Type,
     pub role: Role,
+    /// Whether to generate `From<field>` for the enum; `#[dispatch(no_from)]` turns it off.
+    pub from_impl: bool,
 }
 
 pub enum Role {
@@ -113,6 +115,7 @@ impl Model {
                     Role::Autodiff => Role::Autodiff,
                     Role::Distributed => Role::Distributed,
                 },
+                from_impl: device.from_impl,
             })
             .collect();
         Model {

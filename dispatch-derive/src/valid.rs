@@ -69,6 +69,7 @@ fn device(variant: &Variant, enum_ident: &syn::Ident, errors: &mut Accumulator) 
         name_span,
         field: syn::parse2(model::replace_self(quote::quote!(#field), enum_ident)).ok()?,
         role,
+        from_impl: !variant.options.no_from.is_present(),
     })
 }
 

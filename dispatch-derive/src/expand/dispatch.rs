@@ -133,15 +133,16 @@ fn base_type(model: &Model) -> TokenStream {
     }
 }
 
-/// `From<field>` for every variant whose field type is unique: no other variant spells the same type, nor names
-/// the same backend (whose device it then holds too, however it is spelled).
+/// `From<field>` for every variant whose field type is unique, as far as syntax tells: no other variant spells
+/// the same type or names the same backend (whose device it then holds too), comparing paths by their last
+/// segment so that `Candle` and `backends::Candle` count as one. `#[dispatch(no_from)]` opts a variant out where
+/// aliases hide that two types are one.
 pub fn from_impls(model: &Model) -> TokenStream {
     let ident = &model.ident;
     let keys = |device: &Device| {
-        let field = &device.field;
-        let mut keys = vec![format!("field {}", quote!(#field))];
+        let mut keys = vec![format!("field {}", type_key(&device.field))];
         if let Role::Backend(backend) = &device.role {
-            keys.push(format!("backend {}", quote!(#backend)));
+            keys.push(format!("backend {}", type_key(backend)));
         }
         keys
     };
@@ -150,7 +151,7 @@ pub fn from_impls(model: &Model) -> TokenStream {
         *counts.entry(key).or_default() += 1;
     }
     let unique = |device: &&Device| keys(device).iter().all(|key| counts.get(key) == Some(&1));
-    let impls = model.devices.iter().filter(unique).map(|device| {
+    let impls = model.devices.iter().filter(|device| device.from_impl).filter(unique).map(|device| {
         let (cfg, variant, field) = (device.cfg(), &device.ident, &device.field);
         quote! {
             #cfg
@@ -161,4 +162,15 @@ pub fn from_impls(model: &Model) -> TokenStream {
         }
     });
     quote!(#(#impls)*)
+}
+
+/// A type by its last path segment (`backends::Candle` is `Candle`), or as written if it is not a plain path.
+fn type_key(ty: &syn::Type) -> String {
+    match ty {
+        syn::Type::Path(path) if path.qself.is_none() => match path.path.segments.last() {
+            Some(last) => quote!(#last).to_string(),
+            None => quote!(#ty).to_string(),
+        },
+        _ => quote!(#ty).to_string(),
+    }
 }
