@@ -15,7 +15,7 @@ use crate::backend::Backend;
     message = "`{Self}` is not a device of backend `{B}`",
     label = "expected a device of `{B}`"
 )]
-pub trait DeviceOf<B: Backend + ?Sized> {
+pub trait DeviceOf<B: Backend> {
     fn as_device(&self) -> &B::Device;
 }
 

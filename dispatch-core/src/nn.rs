@@ -1,0 +1,182 @@
+//! A small multi-layer perceptron and what training it needs, written once against `Tensor<B>`.
+//!
+//! Gradients come either from reverse-mode autodiff (backends that record gradients) or from backpropagation
+//! written by hand, so backends without autodiff train too, and the two can be checked against each other.
+
+use crate::backend::{AutodiffBackend, Backend};
+use crate::device::DeviceOf;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// `inputs -> hidden (ReLU) -> outputs` logits.
+#[derive(Clone, Debug)]
+pub struct Mlp<B: Backend> {
+    pub w1: Tensor<B>,
+    pub b1: Tensor<B>,
+    pub w2: Tensor<B>,
+    pub b2: Tensor<B>,
+}
+
+/// One gradient per parameter of an [`Mlp`], with the loss they were computed at.
+#[derive(Clone, Debug)]
+pub struct MlpGradients<B: Backend> {
+    pub loss: f32,
+    pub w1: Tensor<B>,
+    pub b1: Tensor<B>,
+    pub w2: Tensor<B>,
+    pub b2: Tensor<B>,
+}
+
+impl<B: Backend> MlpGradients<B> {
+    /// The gradients as tensors, in parameter order (`w1, b1, w2, b2`).
+    pub fn tensors(&self) -> [&Tensor<B>; 4] {
+        [&self.w1, &self.b1, &self.w2, &self.b2]
+    }
+
+    /// Rebuilds gradients from tensors in parameter order, e.g. after an all-reduce.
+    pub fn from_tensors(loss: f32, [w1, b1, w2, b2]: [Tensor<B>; 4]) -> Self {
+        Self { loss, w1, b1, w2, b2 }
+    }
+}
+
+impl<B: Backend> Mlp<B> {
+    /// He-initialised weights and zero biases; the same seed gives the same model on every backend.
+    pub fn new(
+        inputs: usize,
+        hidden: usize,
+        outputs: usize,
+        seed: u64,
+        device: &(impl DeviceOf<B> + ?Sized),
+    ) -> Result<Self> {
+        let he = |fan_in: usize| (2.0 / fan_in as f32).sqrt();
+        Ok(Self {
+            w1: Tensor::random_normal([inputs, hidden], 0.0, he(inputs), seed, device)?,
+            b1: Tensor::zeros([hidden], device)?,
+            w2: Tensor::random_normal([hidden, outputs], 0.0, he(hidden), seed.wrapping_add(1), device)?,
+            b2: Tensor::zeros([outputs], device)?,
+        })
+    }
+
+    pub fn parameters(&self) -> [&Tensor<B>; 4] {
+        [&self.w1, &self.b1, &self.w2, &self.b2]
+    }
+
+    /// Logits for a batch `x` of shape `[batch, inputs]`.
+    pub fn forward(&self, x: &Tensor<B>) -> Result<Tensor<B>> {
+        self.forward_with_hidden(x).map(|(_, _, logits)| logits)
+    }
+
+    /// Pre-activation, activation and logits: what backpropagation by hand reuses.
+    fn forward_with_hidden(&self, x: &Tensor<B>) -> Result<(Tensor<B>, Tensor<B>, Tensor<B>)> {
+        let pre = x.matmul(&self.w1)?.add(&self.b1)?;
+        let hidden = pre.relu()?;
+        let logits = hidden.matmul(&self.w2)?.add(&self.b2)?;
+        Ok((pre, hidden, logits))
+    }
+
+    /// Mean softmax cross-entropy against one-hot `targets`.
+    pub fn loss(&self, x: &Tensor<B>, targets: &Tensor<B>) -> Result<Tensor<B>> {
+        cross_entropy(&self.forward(x)?, targets)
+    }
+
+    /// Gradients of the mean cross-entropy by backpropagation written out by hand: works on every backend.
+    pub fn gradients_by_hand(&self, x: &Tensor<B>, targets: &Tensor<B>) -> Result<MlpGradients<B>> {
+        let (pre, hidden, logits) = self.forward_with_hidden(x)?;
+        let log_probs = logits.log_softmax(1)?;
+        let loss = nll(&log_probs, targets)?.to_scalar()?;
+        let batch = batch_size(x)? as f32;
+        // d(mean cross-entropy)/d(logits) = (softmax - onehot) / batch
+        let d_logits = log_probs.exp()?.sub(targets)?.div_scalar(batch)?;
+        let d_hidden = d_logits.matmul(&self.w2.transpose()?)?;
+        let d_pre = d_hidden.mul(&pre.greater_scalar(0.0)?)?;
+        Ok(MlpGradients {
+            loss,
+            w1: x.transpose()?.matmul(&d_pre)?,
+            b1: d_pre.sum_dim(0)?.reshape(self.b1.shape())?,
+            w2: hidden.transpose()?.matmul(&d_logits)?,
+            b2: d_logits.sum_dim(0)?.reshape(self.b2.shape())?,
+        })
+    }
+
+    /// One step of plain gradient descent.
+    pub fn step(&self, gradients: &MlpGradients<B>, learning_rate: f32) -> Result<Self> {
+        let update = |param: &Tensor<B>, grad: &Tensor<B>| param.sub(&grad.mul_scalar(learning_rate)?);
+        Ok(Self {
+            w1: update(&self.w1, &gradients.w1)?,
+            b1: update(&self.b1, &gradients.b1)?,
+            w2: update(&self.w2, &gradients.w2)?,
+            b2: update(&self.b2, &gradients.b2)?,
+        })
+    }
+
+    /// The fraction of rows of `x` whose largest logit is at the label.
+    pub fn accuracy(&self, x: &Tensor<B>, labels: &[usize]) -> Result<f32> {
+        let predicted = self.forward(x)?.argmax(1)?.to_vec()?;
+        if predicted.len() != labels.len() {
+            return Err(Error::invalid(
+                "accuracy",
+                format!("{} predictions for {} labels", predicted.len(), labels.len()),
+            ));
+        }
+        let hits = predicted.iter().zip(labels).filter(|&(&p, &label)| p as usize == label).count();
+        Ok(hits as f32 / labels.len().max(1) as f32)
+    }
+}
+
+impl<B: AutodiffBackend> Mlp<B> {
+    /// Gradients of the mean cross-entropy by reverse-mode autodiff.
+    pub fn gradients_by_autodiff(&self, x: &Tensor<B>, targets: &Tensor<B>) -> Result<MlpGradients<B>> {
+        let tracked = Self {
+            w1: self.w1.require_grad()?,
+            b1: self.b1.require_grad()?,
+            w2: self.w2.require_grad()?,
+            b2: self.b2.require_grad()?,
+        };
+        let loss = tracked.loss(x, targets)?;
+        let gradients = loss.backward()?;
+        let grad = |param: &Tensor<B>| {
+            param.grad(&gradients).ok_or_else(|| Error::invalid("gradients_by_autodiff", "a parameter got no gradient"))
+        };
+        Ok(MlpGradients {
+            loss: loss.to_scalar()?,
+            w1: grad(&tracked.w1)?,
+            b1: grad(&tracked.b1)?,
+            w2: grad(&tracked.w2)?,
+            b2: grad(&tracked.b2)?,
+        })
+    }
+}
+
+/// Mean softmax cross-entropy of `logits` against one-hot `targets`, both `[batch, classes]`.
+pub fn cross_entropy<B: Backend>(logits: &Tensor<B>, targets: &Tensor<B>) -> Result<Tensor<B>> {
+    nll(&logits.log_softmax(1)?, targets)
+}
+
+fn nll<B: Backend>(log_probs: &Tensor<B>, targets: &Tensor<B>) -> Result<Tensor<B>> {
+    let batch = batch_size(log_probs)? as f32;
+    log_probs.mul(targets)?.sum()?.mul_scalar(-1.0 / batch)
+}
+
+fn batch_size<B: Backend>(x: &Tensor<B>) -> Result<usize> {
+    match x.dims().as_slice() {
+        [0, ..] => Err(Error::invalid("mlp", "the batch is empty")),
+        [batch, _] => Ok(*batch),
+        _ => Err(Error::invalid("mlp", format!("expects a [batch, features] tensor, got shape {}", x.shape()))),
+    }
+}
+
+/// `[labels.len(), classes]` with a 1.0 at each label.
+pub fn one_hot<B: Backend>(
+    labels: &[usize],
+    classes: usize,
+    device: &(impl DeviceOf<B> + ?Sized),
+) -> Result<Tensor<B>> {
+    let mut data = vec![0.0; labels.len() * classes];
+    for (row, &label) in labels.iter().enumerate() {
+        if label >= classes {
+            return Err(Error::invalid("one_hot", format!("label {label} is not below {classes} classes")));
+        }
+        data[row * classes + label] = 1.0;
+    }
+    Tensor::from_vec(data, [labels.len(), classes], device)
+}
