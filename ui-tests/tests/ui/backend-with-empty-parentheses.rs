@@ -1,0 +1,10 @@
+use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
+use dispatch_core::{Backend, Dispatch};
+
+#[derive(Clone, Debug, PartialEq, Dispatch)]
+pub enum Device {
+    #[backend()]
+    Cpu(CandleDevice),
+}
+
+fn main() {}
