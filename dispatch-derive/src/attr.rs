@@ -67,14 +67,15 @@ impl RoleKind {
     }
 }
 
-/// One role attribute as written; `backend` holds the path of a well-formed `#[backend(Path)]`.
+/// One role attribute as written; `backend` holds the path of a well-formed `#[backend(Path)]`, and is `None` for
+/// a malformed one (already reported), which still counts as the variant's role so as not to add "no role".
 pub struct RoleAttr<'a> {
     pub kind: RoleKind,
     pub original: &'a Attribute,
     pub backend: Option<Type>,
 }
 
-/// Every role attribute among `attrs`; malformed ones are reported to `errors` and left out.
+/// Every role attribute among `attrs`; malformed ones are reported to `errors`.
 pub fn roles<'a>(attrs: &'a [Attribute], errors: &mut darling::error::Accumulator) -> Vec<RoleAttr<'a>> {
     let mut roles = Vec::new();
     for attr in attrs {
@@ -83,9 +84,8 @@ pub fn roles<'a>(attrs: &'a [Attribute], errors: &mut darling::error::Accumulato
             RoleKind::Backend => backend_path(attr).map(Some),
             RoleKind::Autodiff | RoleKind::Distributed => no_arguments(attr, kind).map(|()| None),
         };
-        if let Some(backend) = errors.handle(parsed) {
-            roles.push(RoleAttr { kind, original: attr, backend });
-        }
+        let backend = errors.handle(parsed).flatten();
+        roles.push(RoleAttr { kind, original: attr, backend });
     }
     roles
 }

@@ -9,6 +9,8 @@ mod derive;
 mod expand;
 mod fallback;
 mod model;
+#[cfg(test)]
+mod tests;
 mod valid;
 
 use proc_macro::TokenStream;
