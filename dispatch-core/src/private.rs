@@ -47,15 +47,36 @@ pub trait BackendField<B: Backend>: Sized {
     fn from_backend_device(device: B::Device) -> Self;
 }
 
-impl<B: Backend> BackendField<B> for B::Device {
+// Through `Same` rather than `impl .. for B::Device`: a mismatch is then an unmet bound, reported with the message
+// above, instead of a projection mismatch that rustc words itself.
+#[diagnostic::do_not_recommend]
+impl<B: Backend, T: Same<B::Device>> BackendField<B> for T {
     #[inline]
     fn backend_device(&self) -> &B::Device {
-        self
+        self.same()
     }
 
     #[inline]
     fn from_backend_device(device: B::Device) -> Self {
-        device
+        T::from_same(device)
+    }
+}
+
+/// Type equality as a bound: implemented only for `T: Same<T>`.
+pub trait Same<U> {
+    fn same(&self) -> &U;
+    fn from_same(value: U) -> Self;
+}
+
+impl<T> Same<T> for T {
+    #[inline]
+    fn same(&self) -> &T {
+        self
+    }
+
+    #[inline]
+    fn from_same(value: T) -> T {
+        value
     }
 }
 

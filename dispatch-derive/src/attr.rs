@@ -93,19 +93,16 @@ pub fn roles<'a>(attrs: &'a [Attribute], errors: &mut darling::error::Accumulato
 /// The one type path of `#[backend(Path)]`.
 fn backend_path(attr: &Attribute) -> darling::Result<Type> {
     let Meta::List(list) = &attr.meta else {
-        return Err(
-            Error::custom("`#[backend]` needs the backend's type path, e.g. `#[backend(Candle)]`").with_span(attr)
-        );
+        return Err(Error::custom("`#[backend]` needs the backend's type path, e.g. `#[backend(Candle)]`")
+            .with_span(attr.path()));
     };
     let paths = list
         .parse_args_with(Punctuated::<Type, Token![,]>::parse_terminated)
-        .map_err(|error| Error::custom(format!("expected a backend type path, e.g. `#[backend(Candle)]`: {error}")))
-        .map_err(|error| error.with_span(&list.tokens))?;
+        .map_err(|error| syn::Error::new(error.span(), "expected a backend type path, e.g. `#[backend(Candle)]`"))?;
     let mut paths = paths.into_iter();
     let Some(first) = paths.next() else {
-        return Err(
-            Error::custom("`#[backend]` needs the backend's type path, e.g. `#[backend(Candle)]`").with_span(attr)
-        );
+        return Err(Error::custom("`#[backend]` needs the backend's type path, e.g. `#[backend(Candle)]`")
+            .with_span(attr.path()));
     };
     if let Some(second) = paths.next() {
         return Err(Error::custom(format!(
@@ -136,7 +133,7 @@ pub fn misplaced_roles(attrs: &[Attribute], errors: &mut darling::error::Accumul
         if let Some(kind) = RoleKind::of(attr) {
             errors.push(
                 Error::custom(format!("`{}` goes on a variant of the enum, not on the enum itself", kind.attribute()))
-                    .with_span(attr),
+                    .with_span(attr.path()),
             );
         }
     }

@@ -18,7 +18,17 @@ pub fn stubs(input: &Input) -> TokenStream {
     let (vis, ident) = (&original.vis, &original.ident);
     let private = model::private_path(input.options.krate.as_ref());
     let ItemNames { backend, tensor, local, base, autodiff_tensor } = ItemNames::with_defaults(ident, &input.options);
+    // Naming each backend path keeps it checked (a misspelled path is still reported) and its import used.
+    let backend_paths = input.variants.iter().flat_map(|variant| {
+        let cfgs = &variant.cfgs;
+        variant.roles.iter().filter_map(move |role| {
+            let path = role.backend.as_ref()?;
+            Some(quote!(#(#cfgs)* const _: ::core::marker::PhantomData<#path> = ::core::marker::PhantomData;))
+        })
+    });
     quote! {
+        #(#backend_paths)*
+
         #vis type #backend = #private::FallbackBackend<#ident>;
         #vis type #tensor = #private::Infallible;
         #vis type #local = #ident;

@@ -97,7 +97,7 @@ fn role(variant: &Variant, errors: &mut Accumulator) -> Option<Role> {
                 extra.kind.attribute()
             )
         };
-        errors.push(Error::custom(message).with_span(extra.original));
+        errors.push(Error::custom(message).with_span(extra.original.path()));
     }
     valid.then(|| role_of(first))?
 }
@@ -130,7 +130,7 @@ fn field(variant: &syn::Variant, errors: &mut Accumulator) -> Option<Type> {
             format!("variant `{ident}` holds no device: give it one field, e.g. `{ident}(<Candle as Backend>::Device)`")
         }
     };
-    errors.push(Error::custom(problem).with_span(variant));
+    errors.push(Error::custom(problem).with_span(ident));
     None
 }
 
@@ -176,7 +176,7 @@ fn check_autodiff(devices: &[Device], input: &Input, errors: &mut Accumulator) {
             Error::custom(
                 "only one `#[autodiff]` variant is allowed: it already wraps every `#[backend]` variant of the enum",
             )
-            .with_span(extra.original),
+            .with_span(extra.original.path()),
         );
     }
     if !devices.iter().any(|device| matches!(device.role, Role::Autodiff)) {
