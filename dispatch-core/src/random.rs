@@ -23,7 +23,7 @@ impl SplitMix64 {
 }
 
 pub(crate) fn uniform(shape: &Shape, low: f32, high: f32, seed: u64, op: &'static str) -> Result<Vec<f32>> {
-    shape.check_non_empty(op)?;
+    shape.check_tensor_shape(op)?;
     if !(low.is_finite() && high.is_finite() && low < high) {
         return Err(Error::invalid(op, format!("needs finite bounds with low < high, got [{low}, {high})")));
     }
@@ -34,7 +34,7 @@ pub(crate) fn uniform(shape: &Shape, low: f32, high: f32, seed: u64, op: &'stati
 }
 
 pub(crate) fn normal(shape: &Shape, mean: f32, std: f32, seed: u64, op: &'static str) -> Result<Vec<f32>> {
-    shape.check_non_empty(op)?;
+    shape.check_tensor_shape(op)?;
     if !(mean.is_finite() && std.is_finite() && std >= 0.0) {
         return Err(Error::invalid(op, format!("needs a finite mean and a finite std >= 0, got {mean} and {std}")));
     }

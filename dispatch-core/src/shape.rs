@@ -11,6 +11,10 @@ pub struct Shape {
 }
 
 impl Shape {
+    /// The most elements one tensor may hold: its `f32` buffer must fit in `isize::MAX` bytes, as every Rust
+    /// allocation must.
+    pub const MAX_ELEMENTS: usize = isize::MAX as usize / std::mem::size_of::<f32>();
+
     pub fn new(dims: impl Into<Vec<usize>>) -> Self {
         Self { dims: dims.into() }
     }
@@ -23,14 +27,31 @@ impl Shape {
         self.dims.len()
     }
 
+    /// The element count, saturating at `usize::MAX` so that an absurd shape fails a check instead of overflowing.
     pub fn num_elements(&self) -> usize {
-        self.dims.iter().product()
+        self.dims.iter().fold(1, |count: usize, &dim| count.saturating_mul(dim))
     }
 
     /// Rejects the empty shape, which no backend accepts as a tensor shape.
     pub fn check_non_empty(&self, op: &'static str) -> Result<()> {
         if self.dims.is_empty() {
             return Err(Error::invalid(op, "the shape has no dimensions; a scalar is `[1]`"));
+        }
+        Ok(())
+    }
+
+    /// Checks that a tensor can have this shape: at least one dimension, and a buffer that fits in memory. The
+    /// non-zero dimensions alone must fit too, so `[usize::MAX, 0]` is rejected: reshaping or multiplying such an
+    /// empty tensor could otherwise ask for an impossible allocation (and ndarray refuses it outright).
+    pub fn check_tensor_shape(&self, op: &'static str) -> Result<()> {
+        self.check_non_empty(op)?;
+        let non_zero =
+            self.dims.iter().filter(|&&dim| dim != 0).try_fold(1, |count: usize, &dim| count.checked_mul(dim));
+        if non_zero.is_none_or(|count| count > Self::MAX_ELEMENTS) {
+            return Err(Error::invalid(
+                op,
+                format!("shape {self} is too large: a tensor holds at most {} elements", Self::MAX_ELEMENTS),
+            ));
         }
         Ok(())
     }
@@ -65,8 +86,9 @@ impl Shape {
     pub fn matmul(lhs: &Shape, rhs: &Shape) -> Result<Shape> {
         let (l, r) = (lhs.dims(), rhs.dims());
         match (l, r) {
-            ([m, k], [k2, n]) if k == k2 => Ok(Shape::new([*m, *n])),
-            ([b, m, k], [b2, k2, n]) if b == b2 && k == k2 => Ok(Shape::new([*b, *m, *n])),
+            // Two empty operands (`k == 0`) can still ask for a huge output, hence the size check.
+            ([m, k], [k2, n]) if k == k2 => Shape::new([*m, *n]).checked("matmul"),
+            ([b, m, k], [b2, k2, n]) if b == b2 && k == k2 => Shape::new([*b, *m, *n]).checked("matmul"),
             _ if !matches!(l.len(), 2 | 3) || l.len() != r.len() => Err(Error::invalid(
                 "matmul",
                 format!("matmul takes two 2-D or two 3-D tensors, got shapes {lhs} and {rhs}"),
@@ -86,7 +108,7 @@ impl Shape {
 
     /// Checks that a tensor of this shape can be viewed as `target`.
     pub fn check_reshape(&self, target: &Shape) -> Result<()> {
-        target.check_non_empty("reshape")?;
+        target.check_tensor_shape("reshape")?;
         if self.num_elements() != target.num_elements() {
             return Err(Error::invalid(
                 "reshape",
@@ -134,14 +156,23 @@ impl Shape {
             if !others_agree {
                 return Err(Error::shape_mismatch("cat", first, shape));
             }
-            total += shape.dims[axis];
+            total = shape.dims[axis].checked_add(total).ok_or_else(|| too_long_to_concatenate(axis))?;
         }
-        Ok(first.with_dim(axis, total))
+        first.with_dim(axis, total).checked("cat")
+    }
+
+    fn checked(self, op: &'static str) -> Result<Shape> {
+        self.check_tensor_shape(op)?;
+        Ok(self)
     }
 
     fn dim_from_end(&self, index: usize) -> usize {
         if index < self.rank() { self.dims[self.rank() - 1 - index] } else { 1 }
     }
+}
+
+fn too_long_to_concatenate(axis: usize) -> Error {
+    Error::invalid("cat", format!("the lengths along axis {axis} add up to more than `usize::MAX`"))
 }
 
 impl fmt::Display for Shape {
@@ -211,5 +242,18 @@ mod tests {
         assert!(Shape::new([4, 3]).check_narrow(0, 2, 2).is_ok());
         assert!(Shape::new([4, 3]).check_narrow(0, 3, 2).is_err());
         assert!(Shape::new([4, 3]).check_narrow(0, usize::MAX, 2).is_err());
+    }
+
+    #[test]
+    fn absurd_sizes_are_errors_not_overflows() {
+        assert_eq!(Shape::new([usize::MAX, 2]).num_elements(), usize::MAX);
+        assert_eq!(Shape::new([usize::MAX, 2, 0]).num_elements(), 0);
+        assert!(Shape::new([usize::MAX, 0]).check_tensor_shape("t").is_err());
+        assert!(Shape::new([1 << 20, 1 << 20, 0]).check_tensor_shape("t").is_ok());
+        let empty = [Shape::new([1 << 40, 0]), Shape::new([0, 1 << 40])];
+        assert!(Shape::matmul(&empty[0], &empty[1]).is_err());
+        let halves = [Shape::new([usize::MAX / 2 + 1, 0]), Shape::new([usize::MAX / 2 + 1, 0])];
+        assert!(Shape::concat(&halves, 0).is_err());
+        assert!(Shape::new([0]).check_reshape(&Shape::new([usize::MAX, 0])).is_err());
     }
 }

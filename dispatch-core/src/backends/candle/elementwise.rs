@@ -1,0 +1,58 @@
+//! Element-wise ops. Binary ops broadcast with numpy rules, which candle's `broadcast_*` ops follow too; we check
+//! devices and shapes first so that a mismatch is our typed error, not a candle string.
+
+use candle_core::{DType, Tensor};
+
+use super::error::{OrBackend, check_same_device};
+use crate::error::Result;
+use crate::shape::Shape;
+
+#[derive(Clone, Copy)]
+pub(super) enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+impl BinaryOp {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Add => "add",
+            Self::Sub => "sub",
+            Self::Mul => "mul",
+            Self::Div => "div",
+        }
+    }
+}
+
+pub(super) fn binary(op: BinaryOp, lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+    let name = op.name();
+    check_same_device(name, [lhs, rhs])?;
+    Shape::broadcast(name, &Shape::new(lhs.dims()), &Shape::new(rhs.dims()))?;
+    let result = match op {
+        BinaryOp::Add => lhs.broadcast_add(rhs),
+        BinaryOp::Sub => lhs.broadcast_sub(rhs),
+        BinaryOp::Mul => lhs.broadcast_mul(rhs),
+        BinaryOp::Div => lhs.broadcast_div(rhs),
+    };
+    result.or_backend(name)
+}
+
+pub(super) fn add_scalar(tensor: &Tensor, scalar: f32) -> Result<Tensor> {
+    tensor.affine(1.0, f64::from(scalar)).or_backend("add_scalar")
+}
+
+pub(super) fn mul_scalar(tensor: &Tensor, scalar: f32) -> Result<Tensor> {
+    tensor.affine(f64::from(scalar), 0.0).or_backend("mul_scalar")
+}
+
+pub(super) fn greater_scalar(tensor: &Tensor, threshold: f32) -> Result<Tensor> {
+    tensor.gt(threshold).and_then(|mask| mask.to_dtype(DType::F32)).or_backend("greater_scalar")
+}
+
+/// `1 / (1 + exp(-x))`: candle-core has no sigmoid, and this is the expression the ndarray backend evaluates, so
+/// both round alike.
+pub(super) fn sigmoid(tensor: &Tensor) -> Result<Tensor> {
+    tensor.neg().and_then(|t| t.exp()).and_then(|t| t.affine(1.0, 1.0)).and_then(|t| t.recip()).or_backend("sigmoid")
+}

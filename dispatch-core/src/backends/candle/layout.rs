@@ -1,0 +1,53 @@
+//! Layout ops and matrix products. candle's `transpose` and `narrow` are views; `reshape` copies a non-contiguous
+//! input itself.
+
+use candle_core::Tensor;
+
+use super::error::{OrBackend, check_same_device};
+use crate::error::Result;
+use crate::shape::Shape;
+
+pub(super) fn shape_of(tensor: &Tensor) -> Shape {
+    Shape::new(tensor.dims())
+}
+
+pub(super) fn swap_dims(tensor: &Tensor, dim0: usize, dim1: usize) -> Result<Tensor> {
+    shape_of(tensor).swap_dims("swap_dims", dim0, dim1)?;
+    tensor.transpose(dim0, dim1).or_backend("swap_dims")
+}
+
+pub(super) fn reshape(tensor: &Tensor, shape: &Shape) -> Result<Tensor> {
+    shape_of(tensor).check_reshape(shape)?;
+    tensor.reshape(shape.dims()).or_backend("reshape")
+}
+
+pub(super) fn narrow(tensor: &Tensor, axis: usize, start: usize, len: usize) -> Result<Tensor> {
+    shape_of(tensor).check_narrow(axis, start, len)?;
+    tensor.narrow(axis, start, len).or_backend("narrow")
+}
+
+pub(super) fn cat(tensors: &[Tensor], axis: usize) -> Result<Tensor> {
+    check_same_device("cat", tensors)?;
+    let shapes: Vec<Shape> = tensors.iter().map(shape_of).collect();
+    Shape::concat(&shapes, axis)?;
+    Tensor::cat(tensors, axis).or_backend("cat")
+}
+
+pub(super) fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+    check_same_device("matmul", [lhs, rhs])?;
+    let shape = Shape::matmul(&shape_of(lhs), &shape_of(rhs))?;
+    let inner = lhs.dims().last().copied().unwrap_or_default();
+    if inner == 0 || shape.num_elements() == 0 {
+        // An empty sum is 0; answered here so no GEMM kernel sees a zero-sized dimension.
+        return Tensor::zeros(shape.dims(), lhs.dtype(), lhs.device()).or_backend("matmul");
+    }
+    matmul_operand(lhs)?.matmul(&matmul_operand(rhs)?).or_backend("matmul")
+}
+
+/// GEMM kernels read row-major and transposed (column-major) matrices as they are; any other layout, e.g. a
+/// transposed batch of a 3-D tensor, is copied to row-major first.
+fn matmul_operand(tensor: &Tensor) -> Result<Tensor> {
+    let rank = tensor.rank();
+    let gemm_ready = tensor.is_contiguous() || tensor.t().is_ok_and(|transposed| transposed.is_contiguous());
+    if gemm_ready || rank < 2 { Ok(tensor.clone()) } else { tensor.contiguous().or_backend("matmul") }
+}

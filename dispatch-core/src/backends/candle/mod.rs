@@ -1,0 +1,167 @@
+//! The candle backend: tensors over `candle-core`, on the CPU or (with the `cuda` feature) a CUDA GPU.
+//!
+//! Shapes, axes and devices are checked before candle runs, so bad input gets our typed errors; what candle still
+//! reports becomes `Error::Backend` with candle's error as the source.
+
+mod device;
+mod elementwise;
+mod error;
+mod layout;
+mod reduce;
+
+use candle_core::Tensor;
+
+pub use self::device::CandleDevice;
+use self::elementwise::{BinaryOp, binary};
+use self::error::OrBackend;
+use self::layout::shape_of;
+use crate::backend::{Backend, BaseBackend};
+use crate::error::{Error, Result};
+use crate::shape::Shape;
+
+/// The candle backend; its tensor primitive is `candle_core::Tensor` (always `f32`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Candle;
+
+impl BaseBackend for Candle {}
+
+impl Backend for Candle {
+    type Device = CandleDevice;
+    type FloatTensor = Tensor;
+
+    fn name() -> String {
+        "candle".to_owned()
+    }
+
+    fn from_vec(data: Vec<f32>, shape: Shape, device: &CandleDevice) -> Result<Tensor> {
+        shape.check_tensor_shape("from_vec")?;
+        if data.len() != shape.num_elements() {
+            return Err(Error::invalid(
+                "from_vec",
+                format!("{} values do not fill shape {shape} ({} elements)", data.len(), shape.num_elements()),
+            ));
+        }
+        Tensor::from_vec(data, shape.dims(), device.as_candle()).or_backend("from_vec")
+    }
+
+    fn full(shape: Shape, value: f32, device: &CandleDevice) -> Result<Tensor> {
+        shape.check_tensor_shape("full")?;
+        Tensor::full(value, shape.dims(), device.as_candle()).or_backend("full")
+    }
+
+    fn to_vec(tensor: &Tensor) -> Result<Vec<f32>> {
+        tensor.flatten_all().and_then(|flat| flat.to_vec1()).or_backend("to_vec")
+    }
+
+    fn shape(tensor: &Tensor) -> Shape {
+        shape_of(tensor)
+    }
+
+    fn device(tensor: &Tensor) -> CandleDevice {
+        CandleDevice::from_candle(tensor.device().clone())
+    }
+
+    fn to_device(tensor: &Tensor, device: &CandleDevice) -> Result<Tensor> {
+        tensor.to_device(device.as_candle()).or_backend("to_device")
+    }
+
+    fn add(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        binary(BinaryOp::Add, lhs, rhs)
+    }
+
+    fn sub(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        binary(BinaryOp::Sub, lhs, rhs)
+    }
+
+    fn mul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        binary(BinaryOp::Mul, lhs, rhs)
+    }
+
+    fn div(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        binary(BinaryOp::Div, lhs, rhs)
+    }
+
+    fn add_scalar(tensor: &Tensor, scalar: f32) -> Result<Tensor> {
+        elementwise::add_scalar(tensor, scalar)
+    }
+
+    fn mul_scalar(tensor: &Tensor, scalar: f32) -> Result<Tensor> {
+        elementwise::mul_scalar(tensor, scalar)
+    }
+
+    fn powf_scalar(tensor: &Tensor, exponent: f32) -> Result<Tensor> {
+        tensor.powf(f64::from(exponent)).or_backend("powf_scalar")
+    }
+
+    fn greater_scalar(tensor: &Tensor, threshold: f32) -> Result<Tensor> {
+        elementwise::greater_scalar(tensor, threshold)
+    }
+
+    fn neg(tensor: &Tensor) -> Result<Tensor> {
+        tensor.neg().or_backend("neg")
+    }
+
+    fn exp(tensor: &Tensor) -> Result<Tensor> {
+        tensor.exp().or_backend("exp")
+    }
+
+    fn log(tensor: &Tensor) -> Result<Tensor> {
+        tensor.log().or_backend("log")
+    }
+
+    fn relu(tensor: &Tensor) -> Result<Tensor> {
+        tensor.relu().or_backend("relu")
+    }
+
+    fn sigmoid(tensor: &Tensor) -> Result<Tensor> {
+        elementwise::sigmoid(tensor)
+    }
+
+    fn tanh(tensor: &Tensor) -> Result<Tensor> {
+        tensor.tanh().or_backend("tanh")
+    }
+
+    fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        layout::matmul(lhs, rhs)
+    }
+
+    fn swap_dims(tensor: &Tensor, dim0: usize, dim1: usize) -> Result<Tensor> {
+        layout::swap_dims(tensor, dim0, dim1)
+    }
+
+    fn reshape(tensor: &Tensor, shape: Shape) -> Result<Tensor> {
+        layout::reshape(tensor, &shape)
+    }
+
+    fn narrow(tensor: &Tensor, axis: usize, start: usize, len: usize) -> Result<Tensor> {
+        layout::narrow(tensor, axis, start, len)
+    }
+
+    fn cat(tensors: &[Tensor], axis: usize) -> Result<Tensor> {
+        layout::cat(tensors, axis)
+    }
+
+    fn sum(tensor: &Tensor) -> Result<Tensor> {
+        reduce::sum(tensor)
+    }
+
+    fn mean(tensor: &Tensor) -> Result<Tensor> {
+        reduce::mean(tensor)
+    }
+
+    fn sum_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+        reduce::sum_dim(tensor, axis)
+    }
+
+    fn mean_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+        reduce::mean_dim(tensor, axis)
+    }
+
+    fn log_softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+        reduce::log_softmax(tensor, axis)
+    }
+
+    fn argmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+        reduce::argmax(tensor, axis)
+    }
+}

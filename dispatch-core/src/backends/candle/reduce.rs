@@ -1,0 +1,64 @@
+//! Reductions: over every element (shape `[1]`), or along one axis keeping it with size 1.
+
+use candle_core::{DType, Tensor};
+
+use super::error::OrBackend;
+use super::layout::shape_of;
+use crate::error::{Error, Result};
+
+pub(super) fn sum(tensor: &Tensor) -> Result<Tensor> {
+    tensor.sum_all().and_then(|sum| sum.reshape(1)).or_backend("sum")
+}
+
+/// The mean of no elements is NaN (0 times 1/0), as on every backend.
+pub(super) fn mean(tensor: &Tensor) -> Result<Tensor> {
+    let scale = reciprocal(tensor.elem_count());
+    sum(tensor)?.affine(scale, 0.0).or_backend("mean")
+}
+
+pub(super) fn sum_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+    shape_of(tensor).check_axis("sum_dim", axis)?;
+    tensor.sum_keepdim(axis).or_backend("sum_dim")
+}
+
+pub(super) fn mean_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+    shape_of(tensor).check_axis("mean_dim", axis)?;
+    let scale = reciprocal(tensor.dims()[axis]);
+    tensor.sum_keepdim(axis).and_then(|sums| sums.affine(scale, 0.0)).or_backend("mean_dim")
+}
+
+/// `x - max - log(sum(exp(x - max)))`, the same order of operations as the ndarray backend.
+pub(super) fn log_softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+    shape_of(tensor).check_axis("log_softmax", axis)?;
+    if tensor.elem_count() == 0 {
+        // candle's max refuses empty tensors; there is nothing to normalise.
+        return Ok(tensor.clone());
+    }
+    let stable = || {
+        let shifted = tensor.broadcast_sub(&tensor.max_keepdim(axis)?)?;
+        let log_sum_exp = shifted.exp()?.sum_keepdim(axis)?.log()?;
+        shifted.broadcast_sub(&log_sum_exp)
+    };
+    stable().or_backend("log_softmax")
+}
+
+pub(super) fn argmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+    let shape = shape_of(tensor);
+    shape.check_axis("argmax", axis)?;
+    if shape.dims()[axis] == 0 {
+        return Err(Error::invalid(
+            "argmax",
+            format!("axis {axis} of shape {shape} is empty: it has no largest entry"),
+        ));
+    }
+    if tensor.elem_count() == 0 {
+        // Another axis is empty, so the result is empty too; candle refuses to reduce an empty tensor.
+        return Tensor::zeros(shape.with_dim(axis, 1).dims(), DType::F32, tensor.device()).or_backend("argmax");
+    }
+    tensor.argmax_keepdim(axis).and_then(|indices| indices.to_dtype(DType::F32)).or_backend("argmax")
+}
+
+/// `1 / count`, rounded once, as the ndarray backend scales its means.
+fn reciprocal(count: usize) -> f64 {
+    1.0 / count as f64
+}

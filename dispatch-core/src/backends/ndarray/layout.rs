@@ -1,0 +1,42 @@
+//! Layout ops. `swap_dims` and `narrow` only change strides and offsets of the shared array; `reshape` copies only
+//! when the input is not in row-major layout.
+
+use ndarray::{Axis, Slice};
+
+use super::tensor::{NdArrayTensor, ndarray_error};
+use crate::error::Result;
+use crate::shape::Shape;
+
+pub(super) fn swap_dims(tensor: &NdArrayTensor, dim0: usize, dim1: usize) -> Result<NdArrayTensor> {
+    tensor.shape().swap_dims("swap_dims", dim0, dim1)?;
+    let mut array = tensor.shared().clone();
+    array.swap_axes(dim0, dim1);
+    Ok(NdArrayTensor::from_shared(array))
+}
+
+pub(super) fn reshape(tensor: &NdArrayTensor, shape: &Shape) -> Result<NdArrayTensor> {
+    tensor.shape().check_reshape(shape)?;
+    let array = tensor.shared();
+    let row_major =
+        if array.is_standard_layout() { array.clone() } else { array.as_standard_layout().into_owned().into_shared() };
+    let reshaped = row_major.into_shape_with_order(shape.dims()).map_err(|error| ndarray_error("reshape", error))?;
+    Ok(NdArrayTensor::from_shared(reshaped))
+}
+
+pub(super) fn narrow(tensor: &NdArrayTensor, axis: usize, start: usize, len: usize) -> Result<NdArrayTensor> {
+    tensor.shape().check_narrow(axis, start, len)?;
+    let mut array = tensor.shared().clone();
+    array.slice_axis_inplace(Axis(axis), Slice::from(start..start + len));
+    Ok(NdArrayTensor::from_shared(array))
+}
+
+pub(super) fn cat(tensors: &[NdArrayTensor], axis: usize) -> Result<NdArrayTensor> {
+    let shapes: Vec<Shape> = tensors.iter().map(NdArrayTensor::shape).collect();
+    Shape::concat(&shapes, axis)?;
+    if let [single] = tensors {
+        return Ok(single.clone());
+    }
+    let views: Vec<_> = tensors.iter().map(NdArrayTensor::view).collect();
+    let array = ndarray::concatenate(Axis(axis), &views).map_err(|error| ndarray_error("cat", error))?;
+    Ok(NdArrayTensor::new(array))
+}

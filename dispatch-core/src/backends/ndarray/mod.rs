@@ -1,0 +1,186 @@
+//! The ndarray backend: CPU tensors over `ndarray`, with matrix products by `matrixmultiply`.
+
+mod elementwise;
+mod layout;
+mod matmul;
+mod reduce;
+mod tensor;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::str::FromStr;
+
+use self::elementwise::{binary, unary};
+pub use self::tensor::NdArrayTensor;
+use crate::backend::{Backend, BaseBackend};
+use crate::device::{DeviceOf, ParseDeviceError};
+use crate::error::Result;
+use crate::shape::Shape;
+
+/// The ndarray backend. Its one device is the host CPU, [`NdArrayDevice`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NdArray;
+
+/// The host CPU, the only device of [`NdArray`]. Displayed and parsed as `cpu`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct NdArrayDevice;
+
+impl fmt::Display for NdArrayDevice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("cpu")
+    }
+}
+
+impl FromStr for NdArrayDevice {
+    type Err = ParseDeviceError;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        match name {
+            "cpu" => Ok(Self),
+            _ => Err(ParseDeviceError::unknown(name, &["cpu"])),
+        }
+    }
+}
+
+/// Every backend whose device is the ndarray CPU accepts it, e.g. `NdArray` and `Autodiff<NdArray>`.
+impl<B: Backend<Device = NdArrayDevice>> DeviceOf<B> for NdArrayDevice {
+    fn as_device(&self) -> &NdArrayDevice {
+        self
+    }
+}
+
+impl BaseBackend for NdArray {}
+
+impl Backend for NdArray {
+    type Device = NdArrayDevice;
+    type FloatTensor = NdArrayTensor;
+
+    fn name() -> String {
+        "ndarray".to_owned()
+    }
+
+    fn from_vec(data: Vec<f32>, shape: Shape, _device: &NdArrayDevice) -> Result<NdArrayTensor> {
+        NdArrayTensor::from_vec(data, &shape)
+    }
+
+    fn full(shape: Shape, value: f32, _device: &NdArrayDevice) -> Result<NdArrayTensor> {
+        NdArrayTensor::full(&shape, value)
+    }
+
+    fn to_vec(tensor: &NdArrayTensor) -> Result<Vec<f32>> {
+        Ok(tensor.to_vec())
+    }
+
+    fn shape(tensor: &NdArrayTensor) -> Shape {
+        tensor.shape()
+    }
+
+    fn device(_tensor: &NdArrayTensor) -> NdArrayDevice {
+        NdArrayDevice
+    }
+
+    fn to_device(tensor: &NdArrayTensor, _device: &NdArrayDevice) -> Result<NdArrayTensor> {
+        Ok(tensor.clone())
+    }
+
+    fn add(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
+        binary("add", lhs, rhs, |a, b| a + b)
+    }
+
+    fn sub(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
+        binary("sub", lhs, rhs, |a, b| a - b)
+    }
+
+    fn mul(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
+        binary("mul", lhs, rhs, |a, b| a * b)
+    }
+
+    fn div(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
+        binary("div", lhs, rhs, |a, b| a / b)
+    }
+
+    fn add_scalar(tensor: &NdArrayTensor, scalar: f32) -> Result<NdArrayTensor> {
+        Ok(unary(tensor, |x| x + scalar))
+    }
+
+    fn mul_scalar(tensor: &NdArrayTensor, scalar: f32) -> Result<NdArrayTensor> {
+        Ok(unary(tensor, |x| x * scalar))
+    }
+
+    fn powf_scalar(tensor: &NdArrayTensor, exponent: f32) -> Result<NdArrayTensor> {
+        Ok(unary(tensor, |x| x.powf(exponent)))
+    }
+
+    fn greater_scalar(tensor: &NdArrayTensor, threshold: f32) -> Result<NdArrayTensor> {
+        Ok(unary(tensor, |x| elementwise::greater(x, threshold)))
+    }
+
+    fn neg(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        Ok(unary(tensor, |x| -x))
+    }
+
+    fn exp(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        Ok(unary(tensor, f32::exp))
+    }
+
+    fn log(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        Ok(unary(tensor, f32::ln))
+    }
+
+    fn relu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        Ok(unary(tensor, elementwise::relu))
+    }
+
+    fn sigmoid(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        Ok(unary(tensor, elementwise::sigmoid))
+    }
+
+    fn tanh(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        Ok(unary(tensor, f32::tanh))
+    }
+
+    fn matmul(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
+        matmul::matmul(lhs, rhs)
+    }
+
+    fn swap_dims(tensor: &NdArrayTensor, dim0: usize, dim1: usize) -> Result<NdArrayTensor> {
+        layout::swap_dims(tensor, dim0, dim1)
+    }
+
+    fn reshape(tensor: &NdArrayTensor, shape: Shape) -> Result<NdArrayTensor> {
+        layout::reshape(tensor, &shape)
+    }
+
+    fn narrow(tensor: &NdArrayTensor, axis: usize, start: usize, len: usize) -> Result<NdArrayTensor> {
+        layout::narrow(tensor, axis, start, len)
+    }
+
+    fn cat(tensors: &[NdArrayTensor], axis: usize) -> Result<NdArrayTensor> {
+        layout::cat(tensors, axis)
+    }
+
+    fn sum(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        Ok(reduce::sum(tensor))
+    }
+
+    fn mean(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        Ok(reduce::mean(tensor))
+    }
+
+    fn sum_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+        reduce::sum_dim(tensor, axis)
+    }
+
+    fn mean_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+        reduce::mean_dim(tensor, axis)
+    }
+
+    fn log_softmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+        reduce::log_softmax(tensor, axis)
+    }
+
+    fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+        reduce::argmax(tensor, axis)
+    }
+}

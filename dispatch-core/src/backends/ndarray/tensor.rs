@@ -1,0 +1,79 @@
+//! The ndarray tensor primitive: a shared, possibly strided array, so clones, transposes and narrows copy nothing.
+
+use ndarray::{ArcArrayD, ArrayD, ArrayViewD, IxDyn, ShapeError};
+
+use crate::error::{Error, Result};
+use crate::shape::Shape;
+
+/// A float tensor of the [`NdArray`](super::NdArray) backend.
+///
+/// It holds a reference-counted `ndarray` array of rank 1 or more. Layout ops (`swap_dims`, `narrow`) only change
+/// strides and offsets, so the array is not always in standard (row-major) layout; every reader copes with that.
+/// A narrowed tensor keeps its source's whole buffer alive.
+#[derive(Clone, Debug)]
+pub struct NdArrayTensor {
+    array: ArcArrayD<f32>,
+}
+
+impl NdArrayTensor {
+    /// Wraps an array computed by an op; ops only build arrays of rank 1 or more.
+    pub(super) fn new(array: ArrayD<f32>) -> Self {
+        Self { array: array.into_shared() }
+    }
+
+    pub(super) fn from_shared(array: ArcArrayD<f32>) -> Self {
+        Self { array }
+    }
+
+    pub(super) fn from_vec(data: Vec<f32>, shape: &Shape) -> Result<Self> {
+        shape.check_tensor_shape("from_vec")?;
+        if data.len() != shape.num_elements() {
+            return Err(Error::invalid(
+                "from_vec",
+                format!("{} values do not fill shape {shape} ({} elements)", data.len(), shape.num_elements()),
+            ));
+        }
+        let array =
+            ArrayD::from_shape_vec(IxDyn(shape.dims()), data).map_err(|error| ndarray_error("from_vec", error))?;
+        Ok(Self::new(array))
+    }
+
+    pub(super) fn full(shape: &Shape, value: f32) -> Result<Self> {
+        shape.check_tensor_shape("full")?;
+        Ok(Self { array: ArcArrayD::from_elem(IxDyn(shape.dims()), value) })
+    }
+
+    /// Wraps an `ndarray` array; arrays of rank 0 are rejected, since a scalar tensor has shape `[1]`.
+    pub fn from_array(array: ArrayD<f32>) -> Result<Self> {
+        if array.ndim() == 0 {
+            return Err(Error::invalid("NdArrayTensor::from_array", "the array has no dimensions; a scalar is `[1]`"));
+        }
+        Ok(Self::new(array))
+    }
+
+    /// A read-only view of the elements, in whatever layout the tensor has.
+    pub fn view(&self) -> ArrayViewD<'_, f32> {
+        self.array.view()
+    }
+
+    pub(super) fn shared(&self) -> &ArcArrayD<f32> {
+        &self.array
+    }
+
+    pub fn shape(&self) -> Shape {
+        Shape::new(self.array.shape())
+    }
+
+    /// The elements in row-major order.
+    pub fn to_vec(&self) -> Vec<f32> {
+        match self.array.as_slice() {
+            Some(row_major) => row_major.to_vec(),
+            None => self.array.iter().copied().collect(),
+        }
+    }
+}
+
+/// An error `ndarray` reported although our own checks passed.
+pub(super) fn ndarray_error(op: &'static str, error: ShapeError) -> Error {
+    Error::backend("ndarray", op, error)
+}

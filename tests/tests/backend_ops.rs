@@ -1,0 +1,257 @@
+//! Every op of the `Backend` trait against values computed by hand, on every real backend.
+
+use dispatch_core::{Backend, Result, Tensor};
+use dispatch_tests::assert_close;
+
+const TOLERANCE: f32 = 1e-6;
+
+fn tensor<B: Backend>(data: &[f32], dims: &[usize], device: &B::Device) -> Tensor<B> {
+    Tensor::from_vec(data.to_vec(), dims, device).unwrap()
+}
+
+/// The op's result: its dims and its values in row-major order.
+fn result<B: Backend>(tensor: Result<Tensor<B>>) -> (Vec<usize>, Vec<f32>) {
+    let tensor = tensor.unwrap();
+    (tensor.dims(), tensor.to_vec().unwrap())
+}
+
+#[track_caller]
+fn assert_tensor<B: Backend>(actual: Result<Tensor<B>>, dims: &[usize], values: &[f32]) {
+    let (actual_dims, actual_values) = result(actual);
+    assert_eq!(actual_dims, dims);
+    assert_close(&actual_values, values, TOLERANCE);
+}
+
+fn from_vec_keeps_row_major_order_and_device<B: Backend>(device: &B::Device) {
+    let matrix = tensor::<B>(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3], device);
+    assert_eq!(matrix.dims(), [2, 3]);
+    assert_eq!(matrix.to_vec().unwrap(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    assert_eq!(&matrix.device(), device);
+    assert_eq!(matrix.to_device(device).unwrap().to_vec().unwrap(), matrix.to_vec().unwrap());
+    assert_eq!(tensor::<B>(&[7.5], &[1], device).to_scalar().unwrap(), 7.5);
+}
+
+fn full_zeros_and_ones_fill_the_shape<B: Backend>(device: &B::Device) {
+    assert_tensor(Tensor::<B>::full([2, 2], -1.5, device), &[2, 2], &[-1.5; 4]);
+    assert_tensor(Tensor::<B>::zeros([3], device), &[3], &[0.0; 3]);
+    assert_tensor(Tensor::<B>::ones([1, 2, 1], device), &[1, 2, 1], &[1.0; 2]);
+}
+
+fn binary_ops_of_equal_shapes<B: Backend>(device: &B::Device) {
+    let a = tensor::<B>(&[1.0, -2.0, 3.0, 8.0], &[2, 2], device);
+    let b = tensor::<B>(&[4.0, 5.0, -6.0, 0.5], &[2, 2], device);
+    assert_tensor(a.add(&b), &[2, 2], &[5.0, 3.0, -3.0, 8.5]);
+    assert_tensor(a.sub(&b), &[2, 2], &[-3.0, -7.0, 9.0, 7.5]);
+    assert_tensor(a.mul(&b), &[2, 2], &[4.0, -10.0, -18.0, 4.0]);
+    assert_tensor(a.div(&b), &[2, 2], &[0.25, -0.4, -0.5, 16.0]);
+}
+
+fn bias_add_broadcasts_a_row_over_every_row<B: Backend>(device: &B::Device) {
+    let x = tensor::<B>(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3], device);
+    let bias = tensor::<B>(&[10.0, 20.0, 30.0], &[3], device);
+    assert_tensor(x.add(&bias), &[2, 3], &[11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
+    // The broadcast operand may be on either side.
+    assert_tensor(bias.sub(&x), &[2, 3], &[9.0, 18.0, 27.0, 6.0, 15.0, 24.0]);
+}
+
+fn broadcasting_stretches_size_one_dims_on_both_sides<B: Backend>(device: &B::Device) {
+    let column = tensor::<B>(&[1.0, 2.0], &[2, 1], device);
+    let row = tensor::<B>(&[10.0, 20.0, 40.0], &[1, 3], device);
+    assert_tensor(column.mul(&row), &[2, 3], &[10.0, 20.0, 40.0, 20.0, 40.0, 80.0]);
+    assert_tensor(row.div(&column), &[2, 3], &[10.0, 20.0, 40.0, 5.0, 10.0, 20.0]);
+    let batch = tensor::<B>(&[1.0, 2.0, 3.0, 4.0], &[2, 1, 2], device);
+    let scale = tensor::<B>(&[1.0, 10.0], &[2, 1], device);
+    assert_tensor(batch.mul(&scale), &[2, 2, 2], &[1.0, 2.0, 10.0, 20.0, 3.0, 4.0, 30.0, 40.0]);
+}
+
+fn scalar_ops_apply_to_every_element<B: Backend>(device: &B::Device) {
+    let x = tensor::<B>(&[-2.0, 0.0, 1.5, 4.0], &[4], device);
+    assert_tensor(x.add_scalar(1.0), &[4], &[-1.0, 1.0, 2.5, 5.0]);
+    assert_tensor(x.sub_scalar(1.0), &[4], &[-3.0, -1.0, 0.5, 3.0]);
+    assert_tensor(x.mul_scalar(-2.0), &[4], &[4.0, 0.0, -3.0, -8.0]);
+    assert_tensor(x.div_scalar(4.0), &[4], &[-0.5, 0.0, 0.375, 1.0]);
+    assert_tensor(x.powf_scalar(2.0), &[4], &[4.0, 0.0, 2.25, 16.0]);
+    assert_tensor(x.greater_scalar(0.0), &[4], &[0.0, 0.0, 1.0, 1.0]);
+    let positive = tensor::<B>(&[2.0, 9.0], &[2], device);
+    assert_tensor(positive.sqrt(), &[2], &[std::f32::consts::SQRT_2, 3.0]);
+}
+
+fn unary_ops_match_their_math<B: Backend>(device: &B::Device) {
+    let x = tensor::<B>(&[-1.0, 0.0, 2.0], &[3], device);
+    assert_tensor(x.neg(), &[3], &[1.0, 0.0, -2.0]);
+    assert_tensor(x.exp(), &[3], &[0.367_879_44, 1.0, 7.389_056]);
+    assert_tensor(x.relu(), &[3], &[0.0, 0.0, 2.0]);
+    assert_tensor(x.sigmoid(), &[3], &[0.268_941_43, 0.5, 0.880_797_1]);
+    assert_tensor(x.tanh(), &[3], &[-0.761_594_2, 0.0, 0.964_027_6]);
+    assert_tensor(x.square(), &[3], &[1.0, 0.0, 4.0]);
+    let positive = tensor::<B>(&[1.0, std::f32::consts::E, 10.0], &[3], device);
+    assert_tensor(positive.log(), &[3], &[0.0, 1.0, std::f32::consts::LN_10]);
+}
+
+fn matmul_of_two_matrices<B: Backend>(device: &B::Device) {
+    let a = tensor::<B>(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3], device);
+    let b = tensor::<B>(&[7.0, 8.0, 9.0, 10.0, 11.0, 12.0], &[3, 2], device);
+    assert_tensor(a.matmul(&b), &[2, 2], &[58.0, 64.0, 139.0, 154.0]);
+    // A transposed (strided) operand, as in `x @ w^T`.
+    let w = tensor::<B>(&[7.0, 9.0, 11.0, 8.0, 10.0, 12.0], &[2, 3], device);
+    assert_tensor(a.matmul(&w.transpose().unwrap()), &[2, 2], &[58.0, 64.0, 139.0, 154.0]);
+}
+
+fn batched_matmul_multiplies_each_pair<B: Backend>(device: &B::Device) {
+    let a = tensor::<B>(&[1.0, 2.0, 3.0, 4.0, 1.0, 0.0, 0.0, 2.0], &[2, 2, 2], device);
+    let b = tensor::<B>(&[1.0, 0.0, 0.0, 1.0, 5.0, 6.0, 7.0, 8.0], &[2, 2, 2], device);
+    assert_tensor(a.matmul(&b), &[2, 2, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 14.0, 16.0]);
+    let row = tensor::<B>(&[1.0, 1.0, 2.0, 0.0, 0.0, 1.0], &[2, 1, 3], device);
+    let columns = tensor::<B>(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3, 2], device);
+    assert_tensor(row.matmul(&columns), &[2, 1, 2], &[14.0, 18.0, 5.0, 6.0]);
+}
+
+fn reductions_over_everything_give_shape_one<B: Backend>(device: &B::Device) {
+    let x = tensor::<B>(&[1.0, 2.0, 3.0, 4.0, 5.0, 9.0], &[2, 3], device);
+    assert_tensor(x.sum(), &[1], &[24.0]);
+    assert_tensor(x.mean(), &[1], &[4.0]);
+}
+
+fn reductions_along_an_axis_keep_it_with_size_one<B: Backend>(device: &B::Device) {
+    let x = tensor::<B>(&[1.0, 2.0, 3.0, 4.0, 5.0, 9.0], &[2, 3], device);
+    assert_tensor(x.sum_dim(0), &[1, 3], &[5.0, 7.0, 12.0]);
+    assert_tensor(x.sum_dim(1), &[2, 1], &[6.0, 18.0]);
+    assert_tensor(x.mean_dim(0), &[1, 3], &[2.5, 3.5, 6.0]);
+    assert_tensor(x.mean_dim(1), &[2, 1], &[2.0, 6.0]);
+    // A reduction over a middle axis of a 3-D tensor.
+    let cube = tensor::<B>(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], &[2, 2, 2], device);
+    assert_tensor(cube.sum_dim(1), &[2, 1, 2], &[4.0, 6.0, 12.0, 14.0]);
+}
+
+fn log_softmax_normalises_each_lane<B: Backend>(device: &B::Device) {
+    let expected_row = [-2.407_606, -1.407_606, -0.407_606];
+    let x = tensor::<B>(&[1.0, 2.0, 3.0, 0.5, -1.5, 0.5], &[2, 3], device);
+    let by_row = result(x.log_softmax(1));
+    assert_eq!(by_row.0, [2, 3]);
+    assert_close(&by_row.1[..3], &expected_row, TOLERANCE);
+    assert_close(&by_row.1[3..], &[-0.758_623_7, -2.758_623_7, -0.758_623_7], TOLERANCE);
+    // Along axis 0: pairs (1, 0.5), (2, -1.5), (3, 0.5).
+    let by_column = result(x.log_softmax(0)).1;
+    assert_close(
+        &by_column,
+        &[-0.474_077, -0.029_750_42, -0.078_889_73, -0.974_077, -3.529_750_4, -2.578_889_8],
+        TOLERANCE,
+    );
+    // Subtracting the max first keeps large logits finite.
+    let large = tensor::<B>(&[1000.0, 1001.0, 1002.0], &[1, 3], device);
+    assert_tensor(large.log_softmax(1), &[1, 3], &expected_row);
+    assert_tensor(large.softmax(1), &[1, 3], &[0.090_030_57, 0.244_728_48, 0.665_240_9]);
+}
+
+fn argmax_picks_the_first_of_equal_maxima<B: Backend>(device: &B::Device) {
+    let x = tensor::<B>(&[1.0, 3.0, 3.0, 2.0, 2.0, 1.0], &[2, 3], device);
+    assert_tensor(x.argmax(1), &[2, 1], &[1.0, 0.0]);
+    assert_tensor(x.argmax(0), &[1, 3], &[1.0, 0.0, 0.0]);
+    let negative = tensor::<B>(&[-5.0, -1.0, -1.0, -7.0], &[4], device);
+    assert_tensor(negative.argmax(0), &[1], &[1.0]);
+}
+
+fn narrow_and_cat_slice_and_join<B: Backend>(device: &B::Device) {
+    let x = tensor::<B>(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3], device);
+    let middle = x.narrow(1, 1, 2).unwrap();
+    assert_tensor(Ok(middle.clone()), &[2, 2], &[2.0, 3.0, 5.0, 6.0]);
+    assert_tensor(x.narrow(0, 1, 1), &[1, 3], &[4.0, 5.0, 6.0]);
+    let y = tensor::<B>(&[7.0, 8.0, 9.0], &[1, 3], device);
+    assert_tensor(Tensor::cat(&[x.clone(), y], 0), &[3, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+    let first = x.narrow(1, 0, 1).unwrap();
+    assert_tensor(Tensor::cat(&[middle, first], 1), &[2, 3], &[2.0, 3.0, 1.0, 5.0, 6.0, 4.0]);
+    assert_tensor(Tensor::cat(std::slice::from_ref(&x), 1), &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+}
+
+fn reshape_and_swap_dims_keep_row_major_semantics<B: Backend>(device: &B::Device) {
+    let x = tensor::<B>(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3], device);
+    assert_tensor(x.reshape([3, 2]), &[3, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let transposed = x.transpose().unwrap();
+    assert_tensor(Ok(transposed.clone()), &[3, 2], &[1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    // Reshaping a transposed tensor reads it in its own row-major order.
+    assert_tensor(transposed.reshape([6]), &[6], &[1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    let cube = tensor::<B>(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], &[2, 2, 2], device);
+    assert_tensor(cube.swap_dims(0, 2), &[2, 2, 2], &[1.0, 5.0, 3.0, 7.0, 2.0, 6.0, 4.0, 8.0]);
+    assert_tensor(cube.swap_dims(1, 1), &[2, 2, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+}
+
+fn ops_read_strided_views_correctly<B: Backend>(device: &B::Device) {
+    let x = tensor::<B>(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], &[3, 3], device);
+    // [[2, 5], [3, 6]]: a narrowed, then transposed view.
+    let view = x.narrow(0, 0, 2).unwrap().narrow(1, 1, 2).unwrap().transpose().unwrap();
+    assert_tensor(view.matmul(&view), &[2, 2], &[19.0, 40.0, 24.0, 51.0]);
+    assert_tensor(view.add(&view), &[2, 2], &[4.0, 10.0, 6.0, 12.0]);
+    assert_tensor(view.sum_dim(1), &[2, 1], &[7.0, 9.0]);
+    assert_tensor(view.log_softmax(0).unwrap().exp().unwrap().sum_dim(0), &[1, 2], &[1.0, 1.0]);
+    assert_tensor(view.argmax(0), &[1, 2], &[1.0, 1.0]);
+    assert_tensor(Tensor::cat(&[view.clone(), view], 0), &[4, 2], &[2.0, 5.0, 3.0, 6.0, 2.0, 5.0, 3.0, 6.0]);
+}
+
+fn zero_sized_dims_follow_the_documented_rules<B: Backend>(device: &B::Device) {
+    let empty_rows = tensor::<B>(&[], &[2, 0], device);
+    assert_tensor(empty_rows.add(&tensor::<B>(&[], &[0], device)), &[2, 0], &[]);
+    assert_tensor(empty_rows.mul(&tensor::<B>(&[3.0], &[1], device)), &[2, 0], &[]);
+    assert_tensor(empty_rows.exp(), &[2, 0], &[]);
+    assert_tensor(empty_rows.matmul(&tensor::<B>(&[], &[0, 3], device)), &[2, 3], &[0.0; 6]);
+    assert_tensor(tensor::<B>(&[], &[0, 2], device).matmul(&Tensor::ones([2, 3], device).unwrap()), &[0, 3], &[]);
+    assert_tensor(empty_rows.sum(), &[1], &[0.0]);
+    assert!(empty_rows.mean().unwrap().to_scalar().unwrap().is_nan());
+    assert_tensor(empty_rows.sum_dim(1), &[2, 1], &[0.0, 0.0]);
+    assert_tensor(empty_rows.sum_dim(0), &[1, 0], &[]);
+    let means = empty_rows.mean_dim(1).unwrap().to_vec().unwrap();
+    assert!(means.len() == 2 && means.iter().all(|mean| mean.is_nan()), "{means:?}");
+    assert_tensor(empty_rows.log_softmax(1), &[2, 0], &[]);
+    assert_tensor(empty_rows.log_softmax(0), &[2, 0], &[]);
+    assert_tensor(tensor::<B>(&[], &[0, 3], device).argmax(1), &[0, 1], &[]);
+    assert_tensor(empty_rows.reshape([0, 5]), &[0, 5], &[]);
+    assert_tensor(empty_rows.transpose(), &[0, 2], &[]);
+    let x = tensor::<B>(&[1.0, 2.0, 3.0, 4.0], &[2, 2], device);
+    assert_tensor(x.narrow(1, 2, 0), &[2, 0], &[]);
+    assert_tensor(Tensor::cat(&[empty_rows, x], 1), &[2, 2], &[1.0, 2.0, 3.0, 4.0]);
+}
+
+#[test]
+fn seeded_random_numbers_are_identical_across_backends() {
+    use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
+    let (ndarray, candle) = (NdArrayDevice, CandleDevice::cpu());
+    let uniform = Tensor::<NdArray>::random_uniform([3, 4], -1.0, 1.0, 42, &ndarray).unwrap().to_vec().unwrap();
+    let same_seed = Tensor::<Candle>::random_uniform([3, 4], -1.0, 1.0, 42, &candle).unwrap().to_vec().unwrap();
+    assert_eq!(uniform, same_seed);
+    assert!(uniform.iter().all(|x| (-1.0..1.0).contains(x)), "{uniform:?}");
+    let other_seed = Tensor::<Candle>::random_uniform([3, 4], -1.0, 1.0, 43, &candle).unwrap().to_vec().unwrap();
+    assert_ne!(uniform, other_seed);
+
+    let normal = Tensor::<NdArray>::random_normal([5], 2.0, 0.5, 7, &ndarray).unwrap();
+    let same_seed = Tensor::<Candle>::random_normal([5], 2.0, 0.5, 7, &candle).unwrap();
+    assert_eq!(normal.dims(), [5]);
+    assert_eq!(normal.to_vec().unwrap(), same_seed.to_vec().unwrap());
+}
+
+/// Instantiates the generic tests above for one backend.
+macro_rules! tests_for_backend {
+    ($module:ident, $backend:ty, $device:expr) => {
+        mod $module {
+            tests_for_backend!(@each $backend, $device;
+                from_vec_keeps_row_major_order_and_device, full_zeros_and_ones_fill_the_shape,
+                binary_ops_of_equal_shapes, bias_add_broadcasts_a_row_over_every_row,
+                broadcasting_stretches_size_one_dims_on_both_sides, scalar_ops_apply_to_every_element,
+                unary_ops_match_their_math, matmul_of_two_matrices, batched_matmul_multiplies_each_pair,
+                reductions_over_everything_give_shape_one, reductions_along_an_axis_keep_it_with_size_one,
+                log_softmax_normalises_each_lane, argmax_picks_the_first_of_equal_maxima,
+                narrow_and_cat_slice_and_join, reshape_and_swap_dims_keep_row_major_semantics,
+                ops_read_strided_views_correctly, zero_sized_dims_follow_the_documented_rules,
+            );
+        }
+    };
+    (@each $backend:ty, $device:expr; $($test:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $test() {
+                super::$test::<$backend>(&$device);
+            }
+        )*
+    };
+}
+
+tests_for_backend!(ndarray, dispatch_core::backends::NdArray, dispatch_core::backends::NdArrayDevice);
+tests_for_backend!(candle, dispatch_core::backends::Candle, dispatch_core::backends::CandleDevice::cpu());
