@@ -19,38 +19,30 @@ pub fn autodiff_backend_impl(model: &Model, leaves: &[Leaf]) -> TokenStream {
         }))
     };
     let forward = |op: &str, otherwise: TokenStream| {
-        let name = quote::format_ident!("{}", op);
-        match_tensor(model, leaves, quote!(tensor), quote!(inner), |leaf| {
-            let leaf_backend = &leaf.backend;
-            match leaf.base {
-                Some(_) => {
-                    let wrap = leaf.wrap_tensor(model);
-                    quote!(<#leaf_backend as #private::AutodiffBackend>::#name(inner).map(#wrap))
-                }
-                None => otherwise.clone(),
+        match_tensor(model, leaves, quote!(tensor), quote!(inner), |leaf| match leaf.base {
+            Some(_) => {
+                let (call, wrap) = (leaf.item(op), leaf.wrap_tensor(model));
+                quote!(#call(inner).map(#wrap))
             }
+            None => otherwise.clone(),
         })
     };
     let require_grad = forward("require_grad", not_differentiable("require_grad"));
     let detach = forward("detach", quote!(#private::Ok(::core::clone::Clone::clone(tensor))));
-    let tensor_id = match_tensor(model, leaves, quote!(tensor), quote!(inner), |leaf| {
-        let leaf_backend = &leaf.backend;
-        match leaf.base {
-            Some(_) => quote!(<#leaf_backend as #private::AutodiffBackend>::tensor_id(inner)),
-            None => quote!(#private::None),
+    let tensor_id = match_tensor(model, leaves, quote!(tensor), quote!(inner), |leaf| match leaf.base {
+        Some(_) => {
+            let call = leaf.item("tensor_id");
+            quote!(#call(inner))
         }
+        None => quote!(#private::None),
     });
     let not_differentiable_loss = not_differentiable("backward");
-    let backward = match_tensor(model, leaves, quote!(tensor), quote!(inner), |leaf| {
-        let leaf_backend = &leaf.backend;
-        match leaf.base {
-            Some(_) => {
-                let wrap = leaf.wrap_tensor(model);
-                quote!(<#leaf_backend as #private::AutodiffBackend>::backward(inner)
-                    .map(|gradients| gradients.map_backend::<#backend>(#wrap)))
-            }
-            None => not_differentiable_loss.clone(),
+    let backward = match_tensor(model, leaves, quote!(tensor), quote!(inner), |leaf| match leaf.base {
+        Some(_) => {
+            let (call, wrap) = (leaf.item("backward_into"), leaf.wrap_tensor(model));
+            quote!(#call::<#backend>(inner, #wrap))
         }
+        None => not_differentiable_loss.clone(),
     });
     quote! {
         #cfg

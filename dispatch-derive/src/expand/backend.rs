@@ -3,7 +3,7 @@
 //! the expansion stays linear in the number of variants.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 
 use crate::expand::leaves::{Leaf, match_device, match_tensor};
 use crate::model::Model;
@@ -88,14 +88,14 @@ fn unary_fn(model: &Model, leaves: &[Leaf], op: Unary) -> TokenStream {
     let private = &model.private;
     let tensor = &model.items.tensor;
     let Unary { name, params, args } = op;
-    let name = quote::format_ident!("{}", name);
+    let fn_name = quote::format_ident!("{}", name);
     let body = match_tensor(model, leaves, quote!(tensor), quote!(tensor), |leaf| {
-        let (backend, wrap) = (&leaf.backend, leaf.wrap_tensor(model));
-        quote!(<#backend as #private::Backend>::#name(tensor #args).map(#wrap))
+        let (call, wrap) = (leaf.item(name), leaf.wrap_tensor(model));
+        quote!(#call(tensor #args).map(#wrap))
     });
     quote! {
         #[inline]
-        fn #name(tensor: &#tensor #params) -> #private::Result<#tensor> { #body }
+        fn #fn_name(tensor: &#tensor #params) -> #private::Result<#tensor> { #body }
     }
 }
 
@@ -104,13 +104,13 @@ fn binary_fn(model: &Model, leaves: &[Leaf], op: &str) -> TokenStream {
     let (backend, tensor) = (&model.items.backend, &model.items.tensor);
     let name = quote::format_ident!("{}", op);
     let body = match_tensor(model, leaves, quote!(lhs), quote!(lhs_tensor), |leaf| {
-        let (leaf_backend, wrap) = (&leaf.backend, leaf.wrap_tensor(model));
+        let (call, wrap) = (leaf.item(op), leaf.wrap_tensor(model));
         let rhs_pattern = leaf.tensor(model, quote!(ref rhs_tensor));
         quote!({
             let #rhs_pattern = *rhs else {
                 return #private::Err(#backend::__dispatch_mismatch(#op, lhs, rhs));
             };
-            <#leaf_backend as #private::Backend>::#name(lhs_tensor, rhs_tensor).map(#wrap)
+            #call(lhs_tensor, rhs_tensor).map(#wrap)
         })
     });
     quote! {
@@ -124,17 +124,18 @@ fn cat_fn(model: &Model, leaves: &[Leaf]) -> TokenStream {
     let private = &model.private;
     let (backend, tensor) = (&model.items.backend, &model.items.tensor);
     let body = match_tensor(model, leaves, quote!(first), quote!(_first_tensor), |leaf| {
-        let (leaf_backend, wrap) = (&leaf.backend, leaf.wrap_tensor(model));
+        let (call_cat, wrap) = (leaf.item("cat"), leaf.wrap_tensor(model));
         let pattern = leaf.tensor(model, quote!(ref part));
+        let clone_part = quote_spanned!(leaf.span()=> ::core::clone::Clone::clone(part));
         quote!({
             let mut parts = #private::Vec::with_capacity(tensors.len());
             for tensor in tensors {
                 let #pattern = *tensor else {
                     return #private::Err(#backend::__dispatch_mismatch("cat", first, tensor));
                 };
-                parts.push(::core::clone::Clone::clone(part));
+                parts.push(#clone_part);
             }
-            <#leaf_backend as #private::Backend>::cat(&parts, axis).map(#wrap)
+            #call_cat(&parts, axis).map(#wrap)
         })
     });
     quote! {
@@ -166,11 +167,11 @@ fn creation_fns(model: &Model, leaves: &[Leaf]) -> TokenStream {
         ),
     ];
     let fns = ops.into_iter().map(|(name, params, args)| {
-        let name = quote::format_ident!("{}", name);
         let body = match_device(model, leaves, quote!(device), |leaf| {
-            let (backend, wrap) = (&leaf.backend, leaf.wrap_tensor(model));
-            quote!(<#backend as #private::Backend>::#name(#args, device).map(#wrap))
+            let (call, wrap) = (leaf.item(name), leaf.wrap_tensor(model));
+            quote!(#call(#args, device).map(#wrap))
         });
+        let name = quote::format_ident!("{}", name);
         quote! {
             #[inline]
             fn #name(#params, device: &#local) -> #private::Result<#tensor> { #body }
@@ -184,16 +185,15 @@ fn inspection_fns(model: &Model, leaves: &[Leaf]) -> TokenStream {
     let private = &model.private;
     let (tensor, local) = (&model.items.tensor, &model.ident);
     let each = |op: &str| {
-        let name = quote::format_ident!("{}", op);
-        match_tensor(model, leaves, quote!(tensor), quote!(tensor), move |leaf| {
-            let backend = &leaf.backend;
-            quote!(<#backend as #private::Backend>::#name(tensor))
+        match_tensor(model, leaves, quote!(tensor), quote!(tensor), |leaf| {
+            let call = leaf.item(op);
+            quote!(#call(tensor))
         })
     };
     let (to_vec, shape) = (each("to_vec"), each("shape"));
     let device = match_tensor(model, leaves, quote!(tensor), quote!(tensor), |leaf| {
-        let backend = &leaf.backend;
-        leaf.wrap_device(model, quote!(<#backend as #private::Backend>::device(tensor)))
+        let call_device = leaf.item("device");
+        leaf.wrap_device(model, quote!(#call_device(tensor)))
     });
     quote! {
         #[inline]
@@ -210,15 +210,16 @@ fn to_device_fn(model: &Model, leaves: &[Leaf]) -> TokenStream {
     let private = &model.private;
     let (backend, tensor, local) = (&model.items.backend, &model.items.tensor, &model.ident);
     let body = match_device(model, leaves, quote!(device), |leaf| {
-        let (leaf_backend, wrap) = (&leaf.backend, leaf.wrap_tensor(model));
+        let wrap = leaf.wrap_tensor(model);
+        let (call_to_device, call_from_vec) = (leaf.item("to_device"), leaf.item("from_vec"));
         let same_leaf = leaf.tensor(model, quote!(ref same_leaf));
         quote!({
             if let #same_leaf = *tensor {
-                return <#leaf_backend as #private::Backend>::to_device(same_leaf, device).map(#wrap);
+                return #call_to_device(same_leaf, device).map(#wrap);
             }
             let data = <#backend as #private::Backend>::to_vec(tensor)?;
             let shape = <#backend as #private::Backend>::shape(tensor);
-            <#leaf_backend as #private::Backend>::from_vec(data, shape, device).map(#wrap)
+            #call_from_vec(data, shape, device).map(#wrap)
         })
     });
     quote! {

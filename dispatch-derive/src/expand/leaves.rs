@@ -15,8 +15,8 @@ pub struct Leaf<'a> {
     pub base: Option<&'a Device>,
     /// The base backend's path as the user wrote it.
     pub backend_path: &'a Type,
-    /// The backend this arm dispatches to.
-    pub backend: TokenStream,
+    /// `Leaf` or `AutodiffLeaf`: the private trait through which this arm reaches its backend's ops.
+    ops_trait: TokenStream,
     /// The cfgs of the variant and, for an autodiff leaf, of its base.
     pub cfg: TokenStream,
 }
@@ -27,9 +27,13 @@ pub fn leaves(model: &Model) -> Vec<Leaf<'_>> {
     let mut leaves = Vec::new();
     for device in &model.devices {
         match &device.role {
-            Role::Backend(path) => {
-                leaves.push(Leaf { device, base: None, backend_path: path, backend: quote!(#path), cfg: device.cfg() })
-            }
+            Role::Backend(path) => leaves.push(Leaf {
+                device,
+                base: None,
+                backend_path: path,
+                ops_trait: quote!(#private::Leaf),
+                cfg: device.cfg(),
+            }),
             Role::Autodiff => {
                 for (base, path) in model.backends() {
                     let (device_cfg, base_cfg) = (device.cfg(), base.cfg());
@@ -37,8 +41,7 @@ pub fn leaves(model: &Model) -> Vec<Leaf<'_>> {
                         device,
                         base: Some(base),
                         backend_path: path,
-                        // Spanned on the user's backend path: a backend that may not be wrapped is reported there.
-                        backend: quote_spanned!(spanned(path)=> <#path as #private::WrapInAutodiff>::Autodiff),
+                        ops_trait: quote!(#private::AutodiffLeaf),
                         cfg: quote!(#device_cfg #base_cfg),
                     });
                 }
@@ -54,6 +57,18 @@ fn spanned(ty: &Type) -> proc_macro2::Span {
 }
 
 impl Leaf<'_> {
+    /// `<P as Leaf>::item`, all of it spanned on the user's backend path: the one place where a path that is not a
+    /// (base) backend is reported.
+    pub fn span(&self) -> proc_macro2::Span {
+        spanned(self.backend_path)
+    }
+
+    pub fn item(&self, item: &str) -> TokenStream {
+        let (path, ops_trait) = (self.backend_path, &self.ops_trait);
+        let item = quote::format_ident!("{}", item, span = spanned(path));
+        quote_spanned!(spanned(path)=> <#path as #ops_trait>::#item)
+    }
+
     /// `Tensor::V(binding)` or `Tensor::A(AutodiffTensor::V(binding))`, as a pattern or an expression.
     pub fn tensor(&self, model: &Model, inner: TokenStream) -> TokenStream {
         let tensor = &model.items.tensor;
@@ -122,7 +137,7 @@ pub fn match_tensor(
     quote!(match *#scrutinee { #(#arms)* })
 }
 
-/// `match *device { ... }` down to each leaf's backend device, bound as `device: &<P as Backend>::Device`. An
+/// `match *device { ... }` down to each leaf's backend device, bound as `device: &<P as Leaf>::Device`. An
 /// autodiff variant's arm matches on its base device, one arm per base.
 pub fn match_device(
     model: &Model,
