@@ -131,6 +131,11 @@ pub trait Backend: Clone + Debug + Send + Sync + 'static {
 /// Third-party backends opt in with `impl BaseBackend for MyBackend {}`. `Autodiff<B>` never implements it, and
 /// the orphan rule keeps anyone else from implementing it for `Autodiff<B>`, so an autodiff backend inside an
 /// autodiff backend cannot be named.
+///
+/// `Autodiff<B>` runs on `B`'s devices, so the device must also be a device of `Autodiff<B>`; the usual blanket
+/// `impl<B: Backend<Device = MyDevice>> DeviceOf<B> for MyDevice` provides that. The bound sits here, on the
+/// supertrait, so every `B: BaseBackend` carries it: a `where` clause on `Autodiff`'s impl instead would make the
+/// compiler prove it through that same impl and overflow.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be wrapped in `Autodiff`: it is not a base backend",
     label = "`Autodiff` needs a backend that does not record gradients itself",
@@ -138,7 +143,7 @@ pub trait Backend: Clone + Debug + Send + Sync + 'static {
             `Autodiff<Candle>`",
     note = "a third-party backend opts in with `impl dispatch_core::BaseBackend for MyBackend {{}}`"
 )]
-pub trait BaseBackend: Backend {}
+pub trait BaseBackend: Backend<Device: DeviceOf<crate::backends::Autodiff<Self>>> {}
 
 /// A backend whose tensors can record a computation graph and run reverse-mode differentiation.
 pub trait AutodiffBackend: Backend {

@@ -6,11 +6,13 @@
 //! size of 0 gives zeros; `sum` of nothing is 0, `mean` of nothing is NaN (0 / 0); `argmax` along an empty axis is
 //! an `InvalidArgument`, since there is no index to return.
 
+mod autodiff;
 #[cfg(feature = "candle")]
 mod candle;
 #[cfg(feature = "ndarray")]
 mod ndarray;
 
+pub use self::autodiff::{Autodiff, AutodiffTensor};
 #[cfg(feature = "candle")]
 pub use self::candle::{Candle, CandleDevice};
 #[cfg(feature = "ndarray")]

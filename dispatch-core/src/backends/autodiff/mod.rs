@@ -1,0 +1,258 @@
+//! `Autodiff<B>`: reverse-mode automatic differentiation over any base backend `B`.
+//!
+//! Every op runs `B`'s op on the inner tensors (so values are bit-identical to `B`'s) and, when an input depends on
+//! a tensor marked with `require_grad`, records a graph node holding the op's backward rule and what that rule
+//! needs. `backward` walks the nodes the loss depends on in reverse topological order.
+
+mod broadcast;
+mod graph;
+mod ops;
+mod tensor;
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+pub use tensor::AutodiffTensor;
+
+use crate::backend::{AutodiffBackend, Backend, BaseBackend, HostOp};
+use crate::error::{Error, Result};
+use crate::gradients::{Gradients, TensorId};
+use crate::shape::Shape;
+
+/// A backend that records gradients, on the devices of the base backend `B` it wraps.
+///
+/// `Autodiff<B>` is not itself a [`BaseBackend`], so it cannot be wrapped again:
+///
+/// ```compile_fail,E0277
+/// use dispatch_core::BaseBackend;
+/// use dispatch_core::backends::Autodiff;
+///
+/// // error: `Autodiff<B>` cannot be wrapped in `Autodiff`: it is not a base backend
+/// fn twice<B: BaseBackend>() -> Autodiff<Autodiff<B>> {
+///     Autodiff::default()
+/// }
+/// ```
+pub struct Autodiff<B: BaseBackend> {
+    // `fn() -> B`: the marker owns no `B`, so it is Send, Sync, Copy whatever `B` is.
+    backend: PhantomData<fn() -> B>,
+}
+
+// Written by hand: derives would ask more of `B` than `BaseBackend` does.
+impl<B: BaseBackend> Clone for Autodiff<B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<B: BaseBackend> Copy for Autodiff<B> {}
+
+impl<B: BaseBackend> Default for Autodiff<B> {
+    fn default() -> Self {
+        Self { backend: PhantomData }
+    }
+}
+
+impl<B: BaseBackend> fmt::Debug for Autodiff<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Autodiff<{}>", B::name())
+    }
+}
+
+impl<B: BaseBackend> Backend for Autodiff<B> {
+    type Device = B::Device;
+    type FloatTensor = AutodiffTensor<B>;
+
+    fn name() -> String {
+        format!("autodiff<{}>", B::name())
+    }
+
+    // ---- creation and inspection: new tensors are untracked leaves ---------------------------------------------
+
+    fn from_vec(data: Vec<f32>, shape: Shape, device: &Self::Device) -> Result<Self::FloatTensor> {
+        B::from_vec(data, shape, device).map(AutodiffTensor::detached)
+    }
+
+    fn full(shape: Shape, value: f32, device: &Self::Device) -> Result<Self::FloatTensor> {
+        B::full(shape, value, device).map(AutodiffTensor::detached)
+    }
+
+    fn to_vec(tensor: &Self::FloatTensor) -> Result<Vec<f32>> {
+        B::to_vec(tensor.primitive())
+    }
+
+    fn shape(tensor: &Self::FloatTensor) -> Shape {
+        B::shape(tensor.primitive())
+    }
+
+    fn device(tensor: &Self::FloatTensor) -> Self::Device {
+        B::device(tensor.primitive())
+    }
+
+    fn to_device(tensor: &Self::FloatTensor, device: &Self::Device) -> Result<Self::FloatTensor> {
+        ops::transfer::to_device(tensor, device)
+    }
+
+    // Forwarded rather than left to the defaults, in case `B` overrides them.
+    fn random_uniform(
+        shape: Shape,
+        low: f32,
+        high: f32,
+        seed: u64,
+        device: &Self::Device,
+    ) -> Result<Self::FloatTensor> {
+        B::random_uniform(shape, low, high, seed, device).map(AutodiffTensor::detached)
+    }
+
+    fn random_normal(shape: Shape, mean: f32, std: f32, seed: u64, device: &Self::Device) -> Result<Self::FloatTensor> {
+        B::random_normal(shape, mean, std, seed, device).map(AutodiffTensor::detached)
+    }
+
+    // ---- element-wise -------------------------------------------------------------------------------------------
+
+    fn add(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::binary::add(lhs, rhs)
+    }
+
+    fn sub(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::binary::sub(lhs, rhs)
+    }
+
+    fn mul(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::binary::mul(lhs, rhs)
+    }
+
+    fn div(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::binary::div(lhs, rhs)
+    }
+
+    fn add_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<Self::FloatTensor> {
+        ops::scalar::add_scalar(tensor, scalar)
+    }
+
+    fn mul_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<Self::FloatTensor> {
+        ops::scalar::mul_scalar(tensor, scalar)
+    }
+
+    fn powf_scalar(tensor: &Self::FloatTensor, exponent: f32) -> Result<Self::FloatTensor> {
+        ops::scalar::powf_scalar(tensor, exponent)
+    }
+
+    /// A step function: its gradient is zero almost everywhere, so the output records no graph.
+    fn greater_scalar(tensor: &Self::FloatTensor, threshold: f32) -> Result<Self::FloatTensor> {
+        B::greater_scalar(tensor.primitive(), threshold).map(AutodiffTensor::detached)
+    }
+
+    fn neg(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::unary::neg(tensor)
+    }
+
+    fn exp(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::unary::exp(tensor)
+    }
+
+    fn log(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::unary::log(tensor)
+    }
+
+    fn relu(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::unary::relu(tensor)
+    }
+
+    fn sigmoid(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::unary::sigmoid(tensor)
+    }
+
+    fn tanh(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::unary::tanh(tensor)
+    }
+
+    // ---- linear algebra and layout ------------------------------------------------------------------------------
+
+    fn matmul(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::matmul::matmul(lhs, rhs)
+    }
+
+    fn swap_dims(tensor: &Self::FloatTensor, dim0: usize, dim1: usize) -> Result<Self::FloatTensor> {
+        ops::layout::swap_dims(tensor, dim0, dim1)
+    }
+
+    fn reshape(tensor: &Self::FloatTensor, shape: Shape) -> Result<Self::FloatTensor> {
+        ops::layout::reshape(tensor, shape)
+    }
+
+    fn narrow(tensor: &Self::FloatTensor, axis: usize, start: usize, len: usize) -> Result<Self::FloatTensor> {
+        ops::layout::narrow(tensor, axis, start, len)
+    }
+
+    fn cat(tensors: &[Self::FloatTensor], axis: usize) -> Result<Self::FloatTensor> {
+        ops::layout::cat(tensors, axis)
+    }
+
+    // ---- reductions ---------------------------------------------------------------------------------------------
+
+    fn sum(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::reduce::sum(tensor)
+    }
+
+    fn mean(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::reduce::mean(tensor)
+    }
+
+    fn sum_dim(tensor: &Self::FloatTensor, axis: usize) -> Result<Self::FloatTensor> {
+        ops::reduce::sum_dim(tensor, axis)
+    }
+
+    fn mean_dim(tensor: &Self::FloatTensor, axis: usize) -> Result<Self::FloatTensor> {
+        ops::reduce::mean_dim(tensor, axis)
+    }
+
+    fn log_softmax(tensor: &Self::FloatTensor, axis: usize) -> Result<Self::FloatTensor> {
+        ops::reduce::log_softmax(tensor, axis)
+    }
+
+    /// An index is not differentiable: the output records no graph.
+    fn argmax(tensor: &Self::FloatTensor, axis: usize) -> Result<Self::FloatTensor> {
+        B::argmax(tensor.primitive(), axis).map(AutodiffTensor::detached)
+    }
+
+    // ---- host ops -----------------------------------------------------------------------------------------------
+
+    /// Records `op.backward`; the trait's default would run the op on the values and silently cut the graph.
+    fn host_op(tensor: &Self::FloatTensor, op: Arc<dyn HostOp>) -> Result<Self::FloatTensor> {
+        ops::transfer::host_op(tensor, op)
+    }
+}
+
+impl<B: BaseBackend> AutodiffBackend for Autodiff<B> {
+    fn require_grad(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        Ok(tensor.to_leaf())
+    }
+
+    fn detach(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        Ok(AutodiffTensor::detached(tensor.primitive().clone()))
+    }
+
+    fn tensor_id(tensor: &Self::FloatTensor) -> Option<TensorId> {
+        tensor.id()
+    }
+
+    /// A loss that records no graph depends on no tracked leaf: its gradients are empty.
+    fn backward(loss: &Self::FloatTensor) -> Result<Gradients<Self>> {
+        let shape = B::shape(loss.primitive());
+        if shape.num_elements() != 1 {
+            return Err(Error::invalid(
+                "backward",
+                format!("needs a one-element loss, got shape {shape} ({} elements)", shape.num_elements()),
+            ));
+        }
+        let mut gradients = Gradients::new();
+        if let Some(root) = loss.node() {
+            let seed = B::full(shape, 1.0, &B::device(loss.primitive()))?;
+            for (id, gradient) in graph::backward(root, seed)? {
+                gradients.insert(id, AutodiffTensor::detached(gradient));
+            }
+        }
+        Ok(gradients)
+    }
+}

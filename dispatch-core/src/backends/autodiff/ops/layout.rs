@@ -1,0 +1,88 @@
+//! Ops that move elements without changing them: their backward moves the gradient back.
+
+use crate::backend::BaseBackend;
+use crate::backends::autodiff::graph::Inner;
+use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
+use crate::error::{Error, Result};
+use crate::shape::Shape;
+
+/// A swap is its own inverse.
+pub(crate) fn swap_dims<B: BaseBackend>(
+    input: &AutodiffTensor<B>,
+    dim0: usize,
+    dim1: usize,
+) -> Result<AutodiffTensor<B>> {
+    let output = B::swap_dims(input.primitive(), dim0, dim1)?;
+    Ok(AutodiffTensor::unary("swap_dims", input, output, |_| move |gradient| B::swap_dims(&gradient, dim0, dim1)))
+}
+
+pub(crate) fn reshape<B: BaseBackend>(input: &AutodiffTensor<B>, shape: Shape) -> Result<AutodiffTensor<B>> {
+    let output = B::reshape(input.primitive(), shape)?;
+    Ok(AutodiffTensor::unary("reshape", input, output, |_| {
+        let input_shape = B::shape(input.primitive());
+        move |gradient| B::reshape(&gradient, input_shape.clone())
+    }))
+}
+
+/// The gradient of a slice is the output's gradient at its place along `axis` and zero elsewhere.
+pub(crate) fn narrow<B: BaseBackend>(
+    input: &AutodiffTensor<B>,
+    axis: usize,
+    start: usize,
+    len: usize,
+) -> Result<AutodiffTensor<B>> {
+    let output = B::narrow(input.primitive(), axis, start, len)?;
+    Ok(AutodiffTensor::unary("narrow", input, output, |_| {
+        let input_shape = B::shape(input.primitive());
+        move |gradient| pad_with_zeros::<B>(gradient, &input_shape, axis, start, len)
+    }))
+}
+
+/// `gradient` placed at `start..start + len` along `axis` of a zero tensor of `shape`.
+fn pad_with_zeros<B: BaseBackend>(
+    gradient: Inner<B>,
+    shape: &Shape,
+    axis: usize,
+    start: usize,
+    len: usize,
+) -> Result<Inner<B>> {
+    // The forward `narrow` succeeded, so this holds; checked anyway, as no path here may panic.
+    let after = shape.dims().get(axis).and_then(|size| size.checked_sub(start.checked_add(len)?));
+    let Some(after) = after else {
+        return Err(Error::invalid("backward of narrow", format!("{start}+{len} out of {shape}")));
+    };
+    if start == 0 && after == 0 {
+        return Ok(gradient);
+    }
+    let device = B::device(&gradient);
+    let zeros = |size: usize| B::full(shape.with_dim(axis, size), 0.0, &device);
+    let mut parts = Vec::with_capacity(3);
+    if start > 0 {
+        parts.push(zeros(start)?);
+    }
+    parts.push(gradient);
+    if after > 0 {
+        parts.push(zeros(after)?);
+    }
+    B::cat(&parts, axis)
+}
+
+/// Each input's gradient is its own stretch of the output's gradient along `axis`.
+pub(crate) fn cat<B: BaseBackend>(inputs: &[AutodiffTensor<B>], axis: usize) -> Result<AutodiffTensor<B>> {
+    let primitives: Vec<Inner<B>> = inputs.iter().map(|input| input.primitive().clone()).collect();
+    let output = B::cat(&primitives, axis)?;
+    Ok(AutodiffTensor::many("cat", inputs, output, |tracked| {
+        // The forward `cat` succeeded, so `axis` exists in every input (a missing one would only shorten a slice).
+        let lengths: Vec<usize> =
+            primitives.iter().map(|input| B::shape(input).dims().get(axis).copied().unwrap_or(0)).collect();
+        move |gradient| {
+            let mut start = 0;
+            let mut gradients = Vec::with_capacity(lengths.len());
+            for (&len, &tracked) in lengths.iter().zip(&tracked) {
+                gradients.push(gradient_if(tracked, || B::narrow(&gradient, axis, start, len))?);
+                start += len;
+            }
+            Ok(gradients)
+        }
+    }))
+}

@@ -1,0 +1,10 @@
+//! The forward and backward rule of every differentiable op, by op family. Each forward calls the inner backend's
+//! op (so values are bit-identical to it) and records a backward rule only when an input records a graph.
+
+pub(crate) mod binary;
+pub(crate) mod layout;
+pub(crate) mod matmul;
+pub(crate) mod reduce;
+pub(crate) mod scalar;
+pub(crate) mod transfer;
+pub(crate) mod unary;

@@ -1,0 +1,57 @@
+//! Reductions: their backward spreads the gradient of each reduced slice back over the slice.
+
+use crate::backend::BaseBackend;
+use crate::backends::autodiff::broadcast::expand_to_shape;
+use crate::backends::autodiff::tensor::AutodiffTensor;
+use crate::error::Result;
+
+pub(crate) fn sum<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::sum(input.primitive())?;
+    Ok(AutodiffTensor::unary("sum", input, output, |_| {
+        let input_shape = B::shape(input.primitive());
+        move |gradient| expand_to_shape::<B>(&gradient, &input_shape, 1.0)
+    }))
+}
+
+/// Each of the n elements gets 1/n of the gradient.
+pub(crate) fn mean<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::mean(input.primitive())?;
+    Ok(AutodiffTensor::unary("mean", input, output, |_| {
+        let input_shape = B::shape(input.primitive());
+        let scale = 1.0 / input_shape.num_elements() as f32;
+        move |gradient| expand_to_shape::<B>(&gradient, &input_shape, scale)
+    }))
+}
+
+/// The output keeps `axis` with size 1, so its gradient broadcasts back along it.
+pub(crate) fn sum_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
+    let output = B::sum_dim(input.primitive(), axis)?;
+    Ok(AutodiffTensor::unary("sum_dim", input, output, |_| {
+        let input_shape = B::shape(input.primitive());
+        move |gradient| expand_to_shape::<B>(&gradient, &input_shape, 1.0)
+    }))
+}
+
+pub(crate) fn mean_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
+    let output = B::mean_dim(input.primitive(), axis)?;
+    Ok(AutodiffTensor::unary("mean_dim", input, output, |_| {
+        let input_shape = B::shape(input.primitive());
+        // The forward succeeded, so `axis` exists.
+        let scale = 1.0 / input_shape.dims().get(axis).copied().unwrap_or(1) as f32;
+        move |gradient| expand_to_shape::<B>(&gradient, &input_shape, scale)
+    }))
+}
+
+/// For `y = x - log Σ exp(x)` along `axis`: `dx = dy - softmax(x) Σ dy`, with `softmax(x) = exp(y)` taken from
+/// the output.
+pub(crate) fn log_softmax<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
+    let output = B::log_softmax(input.primitive(), axis)?;
+    Ok(AutodiffTensor::unary("log_softmax", input, output, |output| {
+        let output = output.clone();
+        move |gradient| {
+            let softmax = B::exp(&output)?;
+            let total = B::sum_dim(&gradient, axis)?;
+            B::sub(&gradient, &B::mul(&softmax, &total)?)
+        }
+    }))
+}

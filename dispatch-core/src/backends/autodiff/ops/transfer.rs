@@ -1,0 +1,42 @@
+//! Ops that move values elsewhere: to another device, or through a function on the host (collectives).
+
+use std::sync::Arc;
+
+use crate::backend::{BaseBackend, HostOp, HostTensor};
+use crate::backends::autodiff::tensor::AutodiffTensor;
+use crate::error::{Error, Result};
+
+/// The gradient goes back to the device the input lives on.
+pub(crate) fn to_device<B: BaseBackend>(input: &AutodiffTensor<B>, device: &B::Device) -> Result<AutodiffTensor<B>> {
+    let output = B::to_device(input.primitive(), device)?;
+    Ok(AutodiffTensor::unary("to_device", input, output, |_| {
+        let source = B::device(input.primitive());
+        move |gradient| B::to_device(&gradient, &source)
+    }))
+}
+
+/// Runs `op` through `B` (which may have its own way to reach host memory) and records `op.backward`, the
+/// vector-Jacobian product the op supplies: this is what keeps a loss that goes through `all_reduce` trainable.
+pub(crate) fn host_op<B: BaseBackend>(input: &AutodiffTensor<B>, op: Arc<dyn HostOp>) -> Result<AutodiffTensor<B>> {
+    let output = B::host_op(input.primitive(), Arc::clone(&op))?;
+    Ok(AutodiffTensor::unary("host_op", input, output, |_| {
+        let input_shape = B::shape(input.primitive());
+        let device = B::device(input.primitive());
+        move |gradient| {
+            let grad_output = HostTensor { data: B::to_vec(&gradient)?, shape: B::shape(&gradient) };
+            let grad_input = op.backward(grad_output)?;
+            // The op is user code: a gradient of the wrong shape is its bug, reported rather than broadcast.
+            if grad_input.shape != input_shape {
+                return Err(Error::invalid(
+                    "host_op backward",
+                    format!(
+                        "`{}` returned a gradient of shape {} for an input of shape {input_shape}",
+                        op.name(),
+                        grad_input.shape
+                    ),
+                ));
+            }
+            B::from_vec(grad_input.data, grad_input.shape, &device)
+        }
+    }))
+}

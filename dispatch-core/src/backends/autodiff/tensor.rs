@@ -1,0 +1,139 @@
+//! `AutodiffTensor`: the inner backend's tensor, plus the graph node it was computed by, if any.
+
+use std::fmt;
+use std::sync::Arc;
+
+use super::graph::{BackwardFn, Inner, Node};
+use crate::backend::BaseBackend;
+use crate::error::Result;
+use crate::gradients::TensorId;
+
+/// The float tensor primitive of [`super::Autodiff`]: `B`'s own tensor, and the graph node that computed it when it
+/// depends on a tensor marked with `require_grad`. Cloning is cheap (two reference counts).
+pub struct AutodiffTensor<B: BaseBackend> {
+    primitive: Inner<B>,
+    node: Option<Arc<Node<B>>>,
+}
+
+impl<B: BaseBackend> AutodiffTensor<B> {
+    /// A tensor that records no graph: a constant as far as gradients go.
+    pub fn detached(primitive: Inner<B>) -> Self {
+        Self { primitive, node: None }
+    }
+
+    /// `B`'s tensor, with the same values.
+    pub fn primitive(&self) -> &Inner<B> {
+        &self.primitive
+    }
+
+    pub fn into_primitive(self) -> Inner<B> {
+        self.primitive
+    }
+
+    /// Whether this tensor records a graph (it is, or depends on, a tensor marked with `require_grad`).
+    pub fn is_tracked(&self) -> bool {
+        self.node.is_some()
+    }
+
+    /// The identity `backward` reports this tensor's gradient under, if it records a graph.
+    pub fn id(&self) -> Option<TensorId> {
+        self.node.as_ref().map(|node| node.id())
+    }
+
+    /// This tensor as a leaf whose gradient `backward` reports. A leaf stays the same leaf; the output of an op
+    /// becomes a new leaf, cut from the graph that computed it.
+    pub(crate) fn to_leaf(&self) -> Self {
+        match &self.node {
+            Some(node) if node.is_leaf() => self.clone(),
+            _ => Self { primitive: self.primitive.clone(), node: Some(Node::leaf()) },
+        }
+    }
+
+    pub(crate) fn node(&self) -> Option<&Node<B>> {
+        self.node.as_deref()
+    }
+
+    /// The output of a one-input op. It records a graph only when the input does; only then is `rule` asked for
+    /// the backward function (given the output, which some rules keep), so an untracked op saves nothing.
+    pub(crate) fn unary<F>(
+        name: &'static str,
+        input: &Self,
+        output: Inner<B>,
+        rule: impl FnOnce(&Inner<B>) -> F,
+    ) -> Self
+    where
+        F: Fn(Inner<B>) -> Result<Inner<B>> + Send + Sync + 'static,
+    {
+        let Some(input_node) = &input.node else { return Self::detached(output) };
+        let backward = rule(&output);
+        let inputs = vec![Some(Arc::clone(input_node))];
+        Self::from_op(name, output, inputs, Box::new(move |gradient| Ok(vec![Some(backward(gradient)?)])))
+    }
+
+    /// The output of a two-input op. `rule` learns which inputs are tracked, so it keeps only what their gradients
+    /// need, and its backward function returns `None` for the others.
+    pub(crate) fn binary<F>(
+        name: &'static str,
+        [lhs, rhs]: [&Self; 2],
+        output: Inner<B>,
+        rule: impl FnOnce([bool; 2], &Inner<B>) -> F,
+    ) -> Self
+    where
+        F: Fn(Inner<B>) -> Result<[Option<Inner<B>>; 2]> + Send + Sync + 'static,
+    {
+        if lhs.node.is_none() && rhs.node.is_none() {
+            return Self::detached(output);
+        }
+        let backward = rule([lhs.is_tracked(), rhs.is_tracked()], &output);
+        let inputs = vec![lhs.node.clone(), rhs.node.clone()];
+        Self::from_op(name, output, inputs, Box::new(move |gradient| Ok(Vec::from(backward(gradient)?))))
+    }
+
+    /// The output of an op over any number of inputs (`cat`), tracked when any input is.
+    pub(crate) fn many<F>(
+        name: &'static str,
+        inputs: &[Self],
+        output: Inner<B>,
+        rule: impl FnOnce(Vec<bool>) -> F,
+    ) -> Self
+    where
+        F: Fn(Inner<B>) -> Result<Vec<Option<Inner<B>>>> + Send + Sync + 'static,
+    {
+        if inputs.iter().all(|input| input.node.is_none()) {
+            return Self::detached(output);
+        }
+        let backward = rule(inputs.iter().map(Self::is_tracked).collect());
+        let nodes = inputs.iter().map(|input| input.node.clone()).collect();
+        Self::from_op(name, output, nodes, Box::new(backward))
+    }
+
+    fn from_op(
+        name: &'static str,
+        output: Inner<B>,
+        inputs: Vec<Option<Arc<Node<B>>>>,
+        backward: BackwardFn<B>,
+    ) -> Self {
+        Self { primitive: output, node: Some(Node::op(name, inputs, backward)) }
+    }
+}
+
+impl<B: BaseBackend> Clone for AutodiffTensor<B> {
+    fn clone(&self) -> Self {
+        Self { primitive: self.primitive.clone(), node: self.node.clone() }
+    }
+}
+
+impl<B: BaseBackend> fmt::Debug for AutodiffTensor<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AutodiffTensor")
+            .field("backend", &B::name())
+            .field("primitive", &self.primitive)
+            .field("node", &self.node)
+            .finish()
+    }
+}
+
+/// Shorthand for the ops: the gradient of an input only when `tracked`, so untracked inputs cost nothing.
+pub(crate) fn gradient_if<T>(tracked: bool, compute: impl FnOnce() -> Result<T>) -> Result<Option<T>> {
+    if tracked { compute().map(Some) } else { Ok(None) }
+}

@@ -1,0 +1,558 @@
+//! Gradients of `Autodiff<B>` on every base backend: each differentiable op against central finite differences of
+//! its own forward, plus the graph behaviours (accumulation, broadcasting, host ops, errors, untracked tensors).
+//!
+//! The checks are generic over `B: BaseBackend`; `tests_on_every_backend!` at the bottom runs each on every backend.
+
+use std::sync::Arc;
+
+use dispatch_core::backends::Autodiff;
+use dispatch_core::nn::{Mlp, one_hot};
+use dispatch_core::{Backend, BaseBackend, Error, HostOp, HostTensor, Result, Shape, Tensor};
+use dispatch_tests::{assert_close, close};
+
+type Ad<B> = Autodiff<B>;
+
+/// Step of the central differences, for inputs of magnitude about 1.
+const STEP: f64 = 1e-2;
+
+/// Relative tolerance (absolute below magnitude 1) between backward and finite differences.
+///
+/// The forward runs in f32, so each perturbed output carries a rounding error of a few ulps (about 1e-7 of its
+/// magnitude, which stays under 10 here). Outputs the perturbed input does not reach are bit-identical at `x + h`
+/// and `x - h` and cancel exactly; the few that change contribute about `k * 1e-6 / (2h) = k * 5e-5` for `k`
+/// changed outputs (a row of a matmul, a softmax slice: k <= 5). The truncation error of central differences is
+/// `h² f''' / 6`, about 2e-4 for the steepest function here (exp on [-2, 2]). The backward itself, in f32, is off
+/// by about 1e-6. 2e-3 covers the sum with a margin, and still catches any wrong rule: a missing factor, a wrong
+/// sign or a transposed gradient is off by far more.
+const TOLERANCE: f32 = 2e-3;
+
+/// One input of a checked op.
+struct Input {
+    shape: Vec<usize>,
+    values: Values,
+}
+
+enum Values {
+    /// Seeded uniform samples in `[low, high)`.
+    Uniform(f32, f32),
+    /// These exact values, e.g. to stay clear of a kink.
+    Exact(Vec<f32>),
+}
+
+fn uniform(shape: &[usize], low: f32, high: f32) -> Input {
+    Input { shape: shape.to_vec(), values: Values::Uniform(low, high) }
+}
+
+fn exact(shape: &[usize], values: &[f32]) -> Input {
+    Input { shape: shape.to_vec(), values: Values::Exact(values.to_vec()) }
+}
+
+impl Input {
+    fn data<B: BaseBackend>(&self, seed: u64, device: &B::Device) -> Result<Vec<f32>> {
+        match &self.values {
+            Values::Uniform(low, high) => {
+                Tensor::<B>::random_uniform(self.shape.as_slice(), *low, *high, seed, device)?.to_vec()
+            }
+            Values::Exact(values) => Ok(values.clone()),
+        }
+    }
+}
+
+/// Checks the gradient of `Σ w ⊙ op(inputs)` (`w` fixed random weights, so every output element counts, each
+/// differently: a permuted gradient cannot pass) with respect to every input, against central differences of the
+/// op's forward. The differences and the weighted sums are taken in f64 on the host.
+fn check_gradients<B: BaseBackend>(
+    device: &B::Device,
+    label: &str,
+    inputs: &[Input],
+    op: impl Fn(&[Tensor<Ad<B>>]) -> Result<Tensor<Ad<B>>>,
+) -> Result<()> {
+    let data: Vec<Vec<f32>> =
+        inputs.iter().enumerate().map(|(k, input)| input.data::<B>(k as u64 + 1, device)).collect::<Result<_>>()?;
+    let tensors = |data: &[Vec<f32>]| -> Result<Vec<Tensor<Ad<B>>>> {
+        data.iter()
+            .zip(inputs)
+            .map(|(values, input)| Tensor::from_vec(values.clone(), input.shape.as_slice(), device))
+            .collect()
+    };
+
+    let tracked: Vec<Tensor<Ad<B>>> = tensors(&data)?.iter().map(Tensor::require_grad).collect::<Result<_>>()?;
+    let output = op(&tracked)?;
+    let weights = Tensor::<Ad<B>>::random_uniform(output.shape(), -1.0, 1.0, 99, device)?;
+    let gradients = output.mul(&weights)?.sum()?.backward()?;
+
+    let weights: Vec<f64> = weights.to_vec()?.into_iter().map(f64::from).collect();
+    let objective = |data: &[Vec<f32>]| -> Result<f64> {
+        let output = op(&tensors(data)?)?.to_vec()?;
+        Ok(output.iter().zip(&weights).map(|(&y, &w)| f64::from(y) * w).sum())
+    };
+    for (k, tensor) in tracked.iter().enumerate() {
+        let analytic = tensor.grad(&gradients).expect("every input of the op gets a gradient").to_vec()?;
+        let mut numeric = Vec::with_capacity(analytic.len());
+        for j in 0..data[k].len() {
+            let (mut plus, mut minus) = (data.clone(), data.clone());
+            plus[k][j] = (f64::from(data[k][j]) + STEP) as f32;
+            minus[k][j] = (f64::from(data[k][j]) - STEP) as f32;
+            // The step actually taken, after rounding the perturbed inputs to f32.
+            let step = f64::from(plus[k][j]) - f64::from(minus[k][j]);
+            numeric.push(((objective(&plus)? - objective(&minus)?) / step) as f32);
+        }
+        let shapes: Vec<&[usize]> = inputs.iter().map(|input| input.shape.as_slice()).collect();
+        let context = format!("`{label}` on shapes {shapes:?}, gradient of input {k}");
+        assert_eq!(analytic.len(), numeric.len(), "{context}: {analytic:?}");
+        for (index, (&backward, &differences)) in analytic.iter().zip(&numeric).enumerate() {
+            assert!(
+                close(backward, differences, TOLERANCE),
+                "{context}, element {index}: backward {backward} vs finite differences {differences}"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// [`check_gradients`] labelled with the op's own source text, so a failure names the op.
+macro_rules! check {
+    ($device:expr, $inputs:expr, |$x:ident| $op:expr) => {
+        check_gradients::<B>($device, stringify!($op), $inputs, |$x: &[Tensor<Ad<B>>]| $op)
+    };
+}
+
+type BinaryOp<B> = fn(&Tensor<Ad<B>>, &Tensor<Ad<B>>) -> Result<Tensor<Ad<B>>>;
+
+fn binary_ops<B: BaseBackend>() -> [(&'static str, BinaryOp<B>); 4] {
+    [("add", Tensor::add), ("sub", Tensor::sub), ("mul", Tensor::mul), ("div", Tensor::div)]
+}
+
+// ---- element-wise ---------------------------------------------------------------------------------------------
+
+fn binary_ops_match_finite_differences<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    for (name, op) in binary_ops::<B>() {
+        // The right operand stays away from zero so `div` is smooth.
+        let inputs = [uniform(&[2, 3], -2.0, 2.0), uniform(&[2, 3], 0.5, 2.0)];
+        check_gradients::<B>(device, name, &inputs, |x| op(&x[0], &x[1]))?;
+    }
+    Ok(())
+}
+
+fn broadcast_operands_get_gradients_of_their_own_shape<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let pairs: [(&[usize], &[usize]); 6] = [
+        (&[2, 3], &[3]),
+        (&[3], &[2, 3]),
+        (&[2, 1], &[1, 3]),
+        (&[2, 3, 4], &[3, 1]),
+        (&[4], &[1]),
+        (&[2, 1, 4], &[3, 1]),
+    ];
+    for (name, op) in binary_ops::<B>() {
+        for (lhs, rhs) in pairs {
+            check_gradients::<B>(device, name, &[uniform(lhs, -2.0, 2.0), uniform(rhs, 0.5, 2.0)], |x| {
+                op(&x[0], &x[1])
+            })?;
+        }
+    }
+    Ok(())
+}
+
+fn scalar_ops_match_finite_differences<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = || [uniform(&[2, 3], 0.5, 2.0)];
+    check!(device, &x(), |x| x[0].add_scalar(0.7))?;
+    check!(device, &x(), |x| x[0].sub_scalar(1.5))?;
+    check!(device, &x(), |x| x[0].mul_scalar(-1.3))?;
+    check!(device, &x(), |x| x[0].div_scalar(4.0))?;
+    for exponent in [2.0, 3.0, 0.5, -1.5, 1.0] {
+        check!(device, &x(), |x| x[0].powf_scalar(exponent))?;
+    }
+    check!(device, &x(), |x| x[0].sqrt())
+}
+
+fn powf_with_exponent_zero_has_a_zero_gradient_even_at_zero<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![0.0, 1.5, -2.0], [3], device)?.require_grad()?;
+    let gradients = x.powf_scalar(0.0)?.sum()?.backward()?;
+    assert_eq!(x.grad(&gradients).unwrap().to_vec()?, vec![0.0; 3]);
+    Ok(())
+}
+
+fn unary_ops_match_finite_differences<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let wide = || [uniform(&[2, 3], -2.0, 2.0)];
+    check!(device, &wide(), |x| x[0].neg())?;
+    check!(device, &wide(), |x| x[0].exp())?;
+    check!(device, &[uniform(&[2, 3], 0.5, 3.0)], |x| x[0].log())?;
+    check!(device, &wide(), |x| x[0].sigmoid())?;
+    check!(device, &wide(), |x| x[0].tanh())?;
+    // Clear of the kink at 0 by more than the step.
+    let signs = exact(&[2, 3], &[-1.5, -0.3, 0.2, 0.9, -0.7, 1.8]);
+    check!(device, &[signs], |x| x[0].relu())
+}
+
+// ---- linear algebra and layout --------------------------------------------------------------------------------
+
+fn matmul_matches_finite_differences<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    check!(device, &[uniform(&[3, 4], -1.0, 1.0), uniform(&[4, 2], -1.0, 1.0)], |x| x[0].matmul(&x[1]))?;
+    check!(device, &[uniform(&[2, 3, 4], -1.0, 1.0), uniform(&[2, 4, 5], -1.0, 1.0)], |x| { x[0].matmul(&x[1]) })
+}
+
+fn matmul_with_one_tracked_operand_gives_only_its_gradient<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [2, 3], device)?;
+    let w = Tensor::<Ad<B>>::from_vec(vec![1.0, -1.0, 0.5, 2.0, 0.0, 1.0], [3, 2], device)?.require_grad()?;
+    let gradients = x.matmul(&w)?.sum()?.backward()?;
+    assert_eq!(x.id(), None);
+    assert_eq!(gradients.len(), 1);
+    // d(Σ x W)/dW[k, j] = Σ_i x[i, k]
+    assert_eq!(w.grad(&gradients).unwrap().to_vec()?, vec![5.0, 5.0, 7.0, 7.0, 9.0, 9.0]);
+    Ok(())
+}
+
+fn layout_ops_match_finite_differences<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let cube = || [uniform(&[2, 3, 4], -1.0, 1.0)];
+    check!(device, &cube(), |x| x[0].swap_dims(0, 2))?;
+    check!(device, &cube(), |x| x[0].transpose())?;
+    check!(device, &cube(), |x| x[0].reshape([4, 6]))?;
+    for (axis, start, len) in [(0, 1, 2), (1, 0, 2), (1, 3, 2), (1, 0, 5), (1, 2, 1)] {
+        check!(device, &[uniform(&[4, 5], -1.0, 1.0)], |x| x[0].narrow(axis, start, len))?;
+    }
+    for axis in [0, 1] {
+        let inputs = [uniform(&[2, 3], -1.0, 1.0), uniform(&[2, 3], -1.0, 1.0), uniform(&[2, 3], -1.0, 1.0)];
+        check!(device, &inputs, |x| Tensor::cat(x, axis))?;
+    }
+    Ok(())
+}
+
+fn cat_with_an_untracked_input_gives_the_others_their_slices<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let a = Tensor::<Ad<B>>::from_vec(vec![1.0, 2.0], [2, 1], device)?.require_grad()?;
+    let constant = Tensor::<Ad<B>>::from_vec(vec![3.0, 4.0, 5.0, 6.0], [2, 2], device)?;
+    let b = Tensor::<Ad<B>>::from_vec(vec![7.0, 8.0], [2, 1], device)?.require_grad()?;
+    let joined = Tensor::cat(&[a.clone(), constant, b.clone()], 1)?;
+    let weights = Tensor::<Ad<B>>::from_vec((1..=8).map(|v| v as f32).collect(), [2, 4], device)?;
+    let gradients = joined.mul(&weights)?.sum()?.backward()?;
+    assert_eq!(a.grad(&gradients).unwrap().to_vec()?, vec![1.0, 5.0]);
+    assert_eq!(b.grad(&gradients).unwrap().to_vec()?, vec![4.0, 8.0]);
+    assert_eq!(gradients.len(), 2);
+    Ok(())
+}
+
+// ---- reductions -----------------------------------------------------------------------------------------------
+
+fn reductions_match_finite_differences<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let cube = || [uniform(&[2, 3, 4], -1.0, 1.0)];
+    check!(device, &cube(), |x| x[0].sum())?;
+    check!(device, &cube(), |x| x[0].mean())?;
+    for axis in 0..3 {
+        check!(device, &cube(), |x| x[0].sum_dim(axis))?;
+        check!(device, &cube(), |x| x[0].mean_dim(axis))?;
+        check!(device, &[uniform(&[2, 3, 4], -3.0, 3.0)], |x| x[0].log_softmax(axis))?;
+    }
+    check!(device, &[uniform(&[3, 4], -3.0, 3.0)], |x| x[0].softmax(1))
+}
+
+// ---- devices and host ops -------------------------------------------------------------------------------------
+
+fn to_device_sends_the_gradient_back<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    check!(device, &[uniform(&[2, 3], -1.0, 1.0)], |x| x[0].to_device(device)?.exp())?;
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, 2.0], [2], device)?.require_grad()?;
+    let gradients = x.to_device(device)?.mul_scalar(3.0)?.sum()?.backward()?;
+    let gradient = x.grad(&gradients).unwrap();
+    assert_eq!(gradient.device(), x.device());
+    assert_eq!(gradient.to_vec()?, vec![3.0, 3.0]);
+    Ok(())
+}
+
+/// A real host op: multiplies by a constant, so its vector-Jacobian product multiplies by it too.
+struct ScaleBy(f32);
+
+impl HostOp for ScaleBy {
+    fn name(&self) -> &'static str {
+        "scale_by"
+    }
+
+    fn forward(&self, input: HostTensor) -> Result<HostTensor> {
+        Ok(HostTensor { data: input.data.iter().map(|v| v * self.0).collect(), shape: input.shape })
+    }
+
+    fn backward(&self, grad_output: HostTensor) -> Result<HostTensor> {
+        self.forward(grad_output)
+    }
+}
+
+/// A host op whose backward breaks the contract: it returns a gradient of another shape.
+struct WrongShapedBackward;
+
+impl HostOp for WrongShapedBackward {
+    fn name(&self) -> &'static str {
+        "wrong_shaped_backward"
+    }
+
+    fn forward(&self, input: HostTensor) -> Result<HostTensor> {
+        Ok(input)
+    }
+
+    fn backward(&self, _: HostTensor) -> Result<HostTensor> {
+        Ok(HostTensor { data: vec![1.0], shape: Shape::new([1]) })
+    }
+}
+
+fn gradients_flow_through_a_host_op<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let op: Arc<dyn HostOp> = Arc::new(ScaleBy(2.5));
+    check!(device, &[uniform(&[2, 3], -1.0, 1.0)], |x| x[0].tanh()?.host_op(op.clone())?.exp())?;
+
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, -2.0, 3.0], [3], device)?.require_grad()?;
+    let y = x.host_op(op)?;
+    assert_eq!(y.to_vec()?, vec![2.5, -5.0, 7.5]);
+    assert!(y.id().is_some(), "a host op keeps the graph");
+    let gradients = y.mul(&x)?.sum()?.backward()?;
+    // d(Σ 2.5 x²)/dx = 5 x: 2.5 x through the host op plus 2.5 x directly.
+    assert_eq!(x.grad(&gradients).unwrap().to_vec()?, vec![5.0, -10.0, 15.0]);
+    Ok(())
+}
+
+fn a_host_op_backward_of_the_wrong_shape_is_an_error<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, 2.0, 3.0], [3], device)?.require_grad()?;
+    let error = x.host_op(Arc::new(WrongShapedBackward))?.sum()?.backward().unwrap_err();
+    assert!(matches!(error, Error::InvalidArgument { op: "host_op backward", .. }), "{error}");
+    Ok(())
+}
+
+// ---- the graph --------------------------------------------------------------------------------------------------
+
+fn a_tensor_used_twice_accumulates_both_gradients<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![-1.0, 0.5, 2.0], [3], device)?.require_grad()?;
+    let gradients = x.mul(&x)?.add(&x)?.sum()?.backward()?;
+    // d(x² + x)/dx = 2x + 1
+    assert_eq!(x.grad(&gradients).unwrap().to_vec()?, vec![-1.0, 2.0, 5.0]);
+    check!(device, &[uniform(&[2, 3], -1.0, 1.0)], |x| {
+        let shared = x[0].exp()?;
+        shared.mul(&shared)?.add(&shared)
+    })
+}
+
+/// 60 levels of `y = y + y`: each node is reached along 2^k paths, so a pass that visited nodes once per path would
+/// never finish; visiting each once gives exactly 2^60.
+fn shared_subgraphs_are_visited_once<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0], [1], device)?.require_grad()?;
+    let mut y = x.clone();
+    for _ in 0..60 {
+        y = y.add(&y)?;
+    }
+    let gradients = y.backward()?;
+    assert_eq!(x.grad(&gradients).unwrap().to_vec()?, vec![2f32.powi(60)]);
+    Ok(())
+}
+
+fn a_bias_broadcast_over_the_batch_gets_the_summed_gradient<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [3, 2], device)?;
+    let w = Tensor::<Ad<B>>::from_vec(vec![0.5, -1.0, 2.0, 1.0], [2, 2], device)?.require_grad()?;
+    let bias = Tensor::<Ad<B>>::from_vec(vec![0.1, -0.2], [2], device)?.require_grad()?;
+    let upstream = Tensor::<Ad<B>>::from_vec(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [3, 2], device)?;
+    let gradients = x.matmul(&w)?.add(&bias)?.mul(&upstream)?.sum()?.backward()?;
+    // The bias gradient is the upstream gradient summed over the batch; its shape is the bias's own.
+    let bias_gradient = bias.grad(&gradients).unwrap();
+    assert_eq!(bias_gradient.dims(), vec![2]);
+    assert_eq!(bias_gradient.to_vec()?, vec![9.0, 12.0]);
+    check!(device, &[uniform(&[3, 2], -1.0, 1.0), uniform(&[2, 4], -1.0, 1.0), uniform(&[4], -1.0, 1.0)], |x| {
+        x[0].matmul(&x[1])?.add(&x[2])?.tanh()
+    })
+}
+
+fn mlp_gradients_match_backpropagation_by_hand<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let model = Mlp::<Ad<B>>::new(6, 5, 3, 7, device)?;
+    let x = Tensor::random_normal([4, 6], 0.0, 1.0, 11, device)?;
+    let targets = one_hot(&[0, 2, 1, 2], 3, device)?;
+    let by_autodiff = model.gradients_by_autodiff(&x, &targets)?;
+    let by_hand = model.gradients_by_hand(&x, &targets)?;
+    assert_close(&[by_autodiff.loss], &[by_hand.loss], 1e-6);
+    for (autodiff, hand) in by_autodiff.tensors().into_iter().zip(by_hand.tensors()) {
+        assert_eq!(autodiff.dims(), hand.dims());
+        // Same math, different order of f32 operations: a few ulps apart.
+        assert_close(&autodiff.to_vec()?, &hand.to_vec()?, 1e-5);
+    }
+    // The biases start at zero, so a dead bias gradient would pass a loose check: make sure they are not zero.
+    assert!(by_hand.b2.to_vec()?.iter().any(|&g| g.abs() > 1e-3));
+    Ok(())
+}
+
+fn backward_of_a_loss_with_several_elements_is_an_error<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, 2.0, 3.0, 4.0], [2, 2], device)?.require_grad()?;
+    let error = x.exp()?.backward().unwrap_err();
+    assert!(matches!(error, Error::InvalidArgument { op: "backward", .. }), "{error}");
+    Ok(())
+}
+
+fn tensors_that_do_not_require_grad_record_no_graph<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, 2.0], [2], device)?;
+    let y = x.exp()?.mul(&x)?.sum()?;
+    assert_eq!((x.id(), y.id()), (None, None));
+    assert!(y.backward()?.is_empty());
+    for created in [Tensor::<Ad<B>>::zeros([2], device)?, Tensor::random_uniform([2], 0.0, 1.0, 1, device)?] {
+        assert_eq!(created.id(), None);
+    }
+    Ok(())
+}
+
+fn step_functions_and_indices_cut_the_graph<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, -2.0, 3.0, 0.5], [2, 2], device)?.require_grad()?;
+    assert_eq!(x.greater_scalar(0.0)?.id(), None);
+    assert_eq!(x.argmax(1)?.id(), None);
+    // A mask built from `x` is a constant: only the direct factor contributes.
+    let gradients = x.mul(&x.greater_scalar(0.0)?)?.sum()?.backward()?;
+    assert_eq!(x.grad(&gradients).unwrap().to_vec()?, vec![1.0, 0.0, 1.0, 1.0]);
+    Ok(())
+}
+
+fn gradients_are_detached_and_leaves_the_loss_ignores_get_none<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, 2.0], [2], device)?.require_grad()?;
+    let unused = Tensor::<Ad<B>>::from_vec(vec![3.0], [1], device)?.require_grad()?;
+    let gradients = x.exp()?.sum()?.backward()?;
+    assert_eq!(x.grad(&gradients).unwrap().id(), None);
+    assert!(unused.grad(&gradients).is_none());
+    Ok(())
+}
+
+fn require_grad_keeps_a_leaf_and_cuts_below_an_op_output<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, 2.0], [2], device)?.require_grad()?;
+    assert_eq!(x.require_grad()?.id(), x.id());
+    let cut = x.mul_scalar(3.0)?.require_grad()?;
+    assert_ne!(cut.id(), x.id());
+    let gradients = cut.mul_scalar(2.0)?.sum()?.backward()?;
+    assert_eq!(cut.grad(&gradients).unwrap().to_vec()?, vec![2.0, 2.0]);
+    assert!(x.grad(&gradients).is_none(), "the gradient stops at the new leaf");
+    let detached = x.mul_scalar(2.0)?.detach()?;
+    assert_eq!((detached.id(), detached.to_vec()?), (None, vec![2.0, 4.0]));
+    Ok(())
+}
+
+fn backward_can_run_twice_on_the_same_loss<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![0.5, 1.5], [2], device)?.require_grad()?;
+    let loss = x.tanh()?.mul(&x)?.sum()?;
+    let first = x.grad(&loss.backward()?).unwrap().to_vec()?;
+    let second = x.grad(&loss.backward()?).unwrap().to_vec()?;
+    assert_eq!(first, second);
+    Ok(())
+}
+
+/// A host op that only passes values through; the test holds a `Weak` to it to see when the graph lets go of it.
+struct Identity;
+
+impl HostOp for Identity {
+    fn name(&self) -> &'static str {
+        "identity"
+    }
+
+    fn forward(&self, input: HostTensor) -> Result<HostTensor> {
+        Ok(input)
+    }
+
+    fn backward(&self, grad_output: HostTensor) -> Result<HostTensor> {
+        Ok(grad_output)
+    }
+}
+
+fn the_graph_is_freed_with_the_loss<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, 2.0], [2], device)?.require_grad()?;
+    let op = Arc::new(Identity);
+    let watch = Arc::downgrade(&op);
+    let loss = x.host_op(op)?.exp()?.sum()?;
+    assert!(watch.upgrade().is_some(), "the graph keeps what its backward needs");
+    loss.backward()?;
+    assert!(watch.upgrade().is_some(), "backward leaves the graph usable");
+    drop(loss);
+    assert!(watch.upgrade().is_none(), "dropping the loss frees its graph, while the leaf lives on");
+    assert!(x.id().is_some());
+    Ok(())
+}
+
+/// A graph far deeper than the stack allows recursion for: backward and drop both walk it iteratively.
+fn a_very_deep_graph_runs_backward_and_drops_without_overflowing<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![0.0], [1], device)?.require_grad()?;
+    let mut y = x.clone();
+    for _ in 0..50_000 {
+        y = y.add_scalar(1.0)?;
+    }
+    let gradients = y.backward()?;
+    assert_eq!(y.to_vec()?, vec![50_000.0]);
+    assert_eq!(x.grad(&gradients).unwrap().to_vec()?, vec![1.0]);
+    drop(y);
+    Ok(())
+}
+
+/// Tracked tensors cross threads: a leaf shared by several threads, each building and differentiating its own
+/// graph, and a loss built on one thread and differentiated on another.
+fn graphs_are_built_and_differentiated_across_threads<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let w = Tensor::<Ad<B>>::from_vec(vec![1.0, -2.0, 0.5], [3], device)?.require_grad()?;
+    std::thread::scope(|scope| -> Result<()> {
+        let workers: Vec<_> = (1..=4)
+            .map(|worker| {
+                let w = &w;
+                scope.spawn(move || -> Result<Vec<f32>> {
+                    let gradients = w.mul_scalar(worker as f32)?.sum()?.backward()?;
+                    w.grad(&gradients).unwrap().to_vec()
+                })
+            })
+            .collect();
+        for (worker, handle) in (1..=4).zip(workers) {
+            assert_eq!(handle.join().unwrap()?, vec![worker as f32; 3]);
+        }
+        Ok(())
+    })?;
+    let loss = std::thread::scope(|scope| scope.spawn(|| w.exp()?.sum()).join().unwrap())?;
+    let gradients = std::thread::spawn(move || loss.backward()).join().unwrap()?;
+    assert_close(&w.grad(&gradients).unwrap().to_vec()?, &w.exp()?.to_vec()?, 1e-6);
+    Ok(())
+}
+
+fn the_name_wraps_the_base_backends_name<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    assert_eq!(Ad::<B>::name(), format!("autodiff<{}>", B::name()));
+    assert_eq!(Tensor::<Ad<B>>::zeros([1], device)?.device(), *device, "Autodiff runs on the base backend's devices");
+    Ok(())
+}
+
+// ---- every check on every base backend ------------------------------------------------------------------------
+
+/// One line per base backend; each gets a module with one `#[test]` per check.
+macro_rules! tests_on_every_backend {
+    ($($check:ident),* $(,)?) => {
+        tests_on_backend!(ndarray, dispatch_core::backends::NdArray, dispatch_core::backends::NdArrayDevice::default(), $($check),*);
+        tests_on_backend!(candle, dispatch_core::backends::Candle, dispatch_core::backends::CandleDevice::default(), $($check),*);
+    };
+}
+
+macro_rules! tests_on_backend {
+    ($module:ident, $backend:ty, $device:expr, $($check:ident),*) => {
+        mod $module {
+            $(
+                #[test]
+                fn $check() -> dispatch_core::Result<()> {
+                    super::$check::<$backend>(&$device)
+                }
+            )*
+        }
+    };
+}
+
+tests_on_every_backend!(
+    binary_ops_match_finite_differences,
+    broadcast_operands_get_gradients_of_their_own_shape,
+    scalar_ops_match_finite_differences,
+    powf_with_exponent_zero_has_a_zero_gradient_even_at_zero,
+    unary_ops_match_finite_differences,
+    matmul_matches_finite_differences,
+    matmul_with_one_tracked_operand_gives_only_its_gradient,
+    layout_ops_match_finite_differences,
+    cat_with_an_untracked_input_gives_the_others_their_slices,
+    reductions_match_finite_differences,
+    to_device_sends_the_gradient_back,
+    gradients_flow_through_a_host_op,
+    a_host_op_backward_of_the_wrong_shape_is_an_error,
+    a_tensor_used_twice_accumulates_both_gradients,
+    shared_subgraphs_are_visited_once,
+    a_bias_broadcast_over_the_batch_gets_the_summed_gradient,
+    mlp_gradients_match_backpropagation_by_hand,
+    backward_of_a_loss_with_several_elements_is_an_error,
+    tensors_that_do_not_require_grad_record_no_graph,
+    step_functions_and_indices_cut_the_graph,
+    gradients_are_detached_and_leaves_the_loss_ignores_get_none,
+    require_grad_keeps_a_leaf_and_cuts_below_an_op_output,
+    backward_can_run_twice_on_the_same_loss,
+    the_graph_is_freed_with_the_loss,
+    a_very_deep_graph_runs_backward_and_drops_without_overflowing,
+    graphs_are_built_and_differentiated_across_threads,
+    the_name_wraps_the_base_backends_name,
+);
