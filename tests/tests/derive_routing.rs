@@ -54,3 +54,56 @@ fn distributed_devices_parse_and_display_with_their_ranks() {
     assert_eq!(error.choices(), &["host"]);
     assert_eq!("clusterx".parse::<Device>().unwrap_err().choices(), &["host", "cluster"]);
 }
+
+/// The enum of the README: every role at once, one variant behind a compound cfg.
+mod every_role {
+    use super::*;
+    use dispatch_core::AutodiffDevice;
+    use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
+    use dispatch_core::nn::Mlp;
+
+    #[derive(Clone, Debug, PartialEq, Dispatch)]
+    pub enum Device {
+        #[backend(Candle)]
+        Cpu(CandleDevice),
+        #[cfg(any(unix, windows, target_os = "none"))]
+        #[backend(NdArray)]
+        NdArray(NdArrayDevice),
+        #[autodiff]
+        Autodiff(AutodiffDevice<Self>),
+        #[distributed]
+        Cluster(DistributedDevice<Self>),
+    }
+
+    #[test]
+    fn the_local_enum_holds_every_variant_but_the_distributed_one() {
+        assert_eq!(Device::names(), &["cpu", "ndarray", "autodiff:cpu", "autodiff:ndarray", "cluster"]);
+        assert_eq!(DeviceLocal::names(), &["cpu", "ndarray", "autodiff:cpu", "autodiff:ndarray"]);
+        let device: Device = "autodiff:ndarray".parse().unwrap();
+        let local = DeviceLocal::Autodiff(AutodiffDevice::new(DeviceBase::NdArray(NdArrayDevice)));
+        assert_eq!(device.route(), Route::Local(local.clone()));
+        assert_eq!(Device::from(local), device);
+    }
+
+    #[test]
+    fn a_cluster_of_mixed_ranks_parses_displays_and_routes() {
+        let device: Device = "cluster:autodiff:ndarray,cpu".parse().unwrap();
+        assert_eq!(device.to_string(), "cluster:autodiff:ndarray,cpu");
+        let Route::Distributed(cluster) = device.route() else { panic!("a cluster is distributed") };
+        assert_eq!(cluster.local_devices()[1], DeviceLocal::Cpu(CandleDevice::default()));
+        assert!("cluster:cluster".parse::<Device>().is_err(), "a rank is a local device");
+    }
+
+    #[test]
+    fn a_routed_autodiff_device_trains() {
+        let Route::Local(device) = "autodiff:cpu".parse::<Device>().unwrap().route() else { panic!("local") };
+        let x = Tensor::<DeviceBackend>::from_vec(vec![1.0, -1.0, 0.5, 2.0], [2, 2], &device).unwrap();
+        let targets = Tensor::<DeviceBackend>::from_vec(vec![1.0, 0.0, 0.0, 1.0], [2, 2], &device).unwrap();
+        let model = Mlp::<DeviceBackend>::new(2, 4, 2, 3, &device).unwrap();
+        let by_autodiff = model.gradients_by_autodiff(&x, &targets).unwrap();
+        let by_hand = model.gradients_by_hand(&x, &targets).unwrap();
+        for (a, h) in by_autodiff.tensors().iter().zip(by_hand.tensors()) {
+            dispatch_tests::assert_close(&a.to_vec().unwrap(), &h.to_vec().unwrap(), 1e-5);
+        }
+    }
+}
