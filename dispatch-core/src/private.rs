@@ -16,6 +16,7 @@ pub use std::string::{String, ToString};
 pub use std::vec::Vec;
 
 pub use crate::backend::{AutodiffBackend, Backend, BaseBackend, HostOp};
+pub use crate::backends::Autodiff;
 pub use crate::device::{AutodiffDevice, DeviceOf, Dispatch, ParseDeviceError, Route};
 pub use crate::distributed::DistributedDevice;
 pub use crate::error::{Error, Result};
@@ -235,6 +236,50 @@ with_backend_ops! {
     trait Leaf for B: Backend => B;
     {}
     {}
+}
+
+with_backend_ops! {
+    /// An `#[autodiff]` leaf over the base backend `P`: `Autodiff<P>`.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be wrapped in `Autodiff`: it is not a base backend",
+        label = "the `#[autodiff]` variant wraps every `#[backend]` variant in `Autodiff`",
+        note = "an autodiff backend inside an autodiff backend is not allowed; name the base backend, e.g. `Candle`",
+        note = "a third-party backend opts in with `impl dispatch_core::BaseBackend for MyBackend {{}}`"
+    )]
+    trait AutodiffLeaf for B: BaseBackend => Autodiff<B>;
+    {
+        fn require_grad(tensor: &Self::Tensor) -> Result<Self::Tensor>;
+        fn detach(tensor: &Self::Tensor) -> Result<Self::Tensor>;
+        fn tensor_id(tensor: &Self::Tensor) -> Option<TensorId>;
+        /// The gradients of `loss`, each put into the dispatch backend's tensor by `wrap`.
+        fn backward_into<C: Backend>(
+            loss: &Self::Tensor,
+            wrap: impl FnMut(Self::Tensor) -> C::FloatTensor,
+        ) -> Result<Gradients<C>>;
+    }
+    {
+        #[inline]
+        fn require_grad(tensor: &Self::Tensor) -> Result<Self::Tensor> {
+            <Autodiff<B> as AutodiffBackend>::require_grad(tensor)
+        }
+
+        #[inline]
+        fn detach(tensor: &Self::Tensor) -> Result<Self::Tensor> {
+            <Autodiff<B> as AutodiffBackend>::detach(tensor)
+        }
+
+        #[inline]
+        fn tensor_id(tensor: &Self::Tensor) -> Option<TensorId> {
+            <Autodiff<B> as AutodiffBackend>::tensor_id(tensor)
+        }
+
+        fn backward_into<C: Backend>(
+            loss: &Self::Tensor,
+            wrap: impl FnMut(Self::Tensor) -> C::FloatTensor,
+        ) -> Result<Gradients<C>> {
+            <Autodiff<B> as AutodiffBackend>::backward(loss).map(|gradients| gradients.map_backend::<C>(wrap))
+        }
+    }
 }
 
 /// The backend of an enum whose derive failed: it lets the user's code type-check, so that they see the derive's

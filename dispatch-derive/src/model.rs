@@ -16,6 +16,7 @@ pub struct Model {
 }
 
 /// The names of the generated items, shared by the user's enum and its local enum.
+#[derive(Clone)]
 pub struct ItemNames {
     pub backend: Ident,
     pub tensor: Ident,
@@ -24,6 +25,7 @@ pub struct ItemNames {
     pub autodiff_tensor: Ident,
 }
 
+#[derive(Clone)]
 pub struct Device {
     pub ident: Ident,
     /// Carried onto every arm, variant and item generated for this device.
@@ -39,6 +41,7 @@ pub struct Device {
     pub from_impl: bool,
 }
 
+#[derive(Clone)]
 pub enum Role {
     /// Dispatches to this backend type.
     Backend(Box<Type>),
@@ -98,39 +101,16 @@ impl Model {
             .devices
             .iter()
             .filter(|device| !matches!(device.role, Role::Distributed))
-            .map(|device| Device {
-                ident: device.ident.clone(),
-                cfgs: device.cfgs.clone(),
-                name: device.name.clone(),
-                name_span: device.name_span,
-                field: match &device.role {
-                    Role::Autodiff => {
-                        let span = device.field_span();
-                        syn::parse_quote_spanned!(span=> #private::AutodiffDevice<#ident>)
-                    }
-                    Role::Backend(_) | Role::Distributed => device.field.clone(),
-                },
-                role: match &device.role {
-                    Role::Backend(backend) => Role::Backend(backend.clone()),
-                    Role::Autodiff => Role::Autodiff,
-                    Role::Distributed => Role::Distributed,
-                },
-                from_impl: device.from_impl,
+            .map(|device| {
+                let mut local = device.clone();
+                if let Role::Autodiff = device.role {
+                    let span = device.field_span();
+                    local.field = syn::parse_quote_spanned!(span=> #private::AutodiffDevice<#ident>);
+                }
+                local
             })
             .collect();
-        Model {
-            ident,
-            vis: self.vis.clone(),
-            private: self.private.clone(),
-            items: ItemNames {
-                backend: self.items.backend.clone(),
-                tensor: self.items.tensor.clone(),
-                local: self.items.local.clone(),
-                base: self.items.base.clone(),
-                autodiff_tensor: self.items.autodiff_tensor.clone(),
-            },
-            devices,
-        }
+        Model { ident, vis: self.vis.clone(), private: self.private.clone(), items: self.items.clone(), devices }
     }
 }
 

@@ -48,10 +48,7 @@ fn autodiff_gradients<B: AutodiffBackend>(device: &(impl DeviceOf<B> + ?Sized)) 
 
 #[test]
 fn names_list_one_autodiff_device_per_base() {
-    assert_eq!(
-        Device::names(),
-        &["candle", "ndarray", "host", "autodiff:candle", "autodiff:ndarray", "autodiff:host"]
-    );
+    assert_eq!(Device::names(), &["candle", "ndarray", "host", "autodiff:candle", "autodiff:ndarray", "autodiff:host"]);
     assert_eq!("gpu".parse::<DeviceBase>().unwrap_err().choices(), &["candle", "ndarray", "host"]);
     assert_eq!(DeviceBase::NdArray(NdArrayDevice).to_string(), "ndarray");
     for name in Device::names() {
@@ -114,7 +111,8 @@ fn training_steps_on_every_autodiff_device_follow_backprop_by_hand() {
 #[test]
 fn gradient_ops_on_a_device_without_autodiff_are_errors() {
     let plain = T::ones([2], &Device::Host(HostDevice)).unwrap();
-    for (op, error) in [("require_grad", plain.require_grad().unwrap_err()), ("backward", plain.backward().unwrap_err())]
+    for (op, error) in
+        [("require_grad", plain.require_grad().unwrap_err()), ("backward", plain.backward().unwrap_err())]
     {
         let Error::NotDifferentiable { op: reported, device } = &error else { panic!("{error}") };
         assert_eq!((*reported, device.as_str()), (op, "host"));

@@ -1,5 +1,5 @@
-use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
-use dispatch_core::{Backend, Dispatch};
+use dispatch_core::backends::CandleDevice;
+use dispatch_core::Dispatch;
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]
 pub enum Device {
