@@ -57,12 +57,13 @@ fn spanned(ty: &Type) -> proc_macro2::Span {
 }
 
 impl Leaf<'_> {
-    /// `<P as Leaf>::item`, all of it spanned on the user's backend path: the one place where a path that is not a
-    /// (base) backend is reported.
+    /// The user's backend path's span, where generated code of this leaf's type is reported.
     pub fn span(&self) -> proc_macro2::Span {
         spanned(self.backend_path)
     }
 
+    /// `<P as Leaf>::item`, all of it spanned on the user's backend path: the one place where a path that is not a
+    /// (base) backend is reported.
     pub fn item(&self, item: &str) -> TokenStream {
         let (path, ops_trait) = (self.backend_path, &self.ops_trait);
         let item = quote::format_ident!("{}", item, span = spanned(path));
