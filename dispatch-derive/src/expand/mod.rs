@@ -21,16 +21,20 @@ pub fn expand(model: &Model) -> TokenStream {
     let local = model.local_model();
     let local_enum = types::local_enum(model, &local);
     let local_items = local_items(&local);
+    let device_impls = device_impls(model, dispatch::routed_dispatch_impl);
+    quote!(#local_enum #local_items #device_impls)
+}
+
+/// What every device enum gets: `Display`, `FromStr`, `Dispatch` (local or routed) and `From`.
+fn device_impls(model: &Model, dispatch_impl: fn(&Model, &TokenStream) -> TokenStream) -> TokenStream {
+    let private = &model.private;
     let named = Named::enum_of(model);
     let names = names::names_array(model, &named);
     let display = names::display_impl(model, &named);
-    let private = &model.private;
     let from_str = names::from_str_impl(model, &named, quote!(<Self as #private::Dispatch>::names()));
-    let dispatch = dispatch::routed_dispatch_impl(model, &names);
+    let dispatch = dispatch_impl(model, &names);
     let from = dispatch::from_impls(model);
     quote! {
-        #local_enum
-        #local_items
         const _: () = {
             #display
             #from_str
@@ -43,18 +47,12 @@ pub fn expand(model: &Model) -> TokenStream {
 /// Everything a local enum (one without `#[distributed]` variants) gets: the backend, the tensor enums, the base
 /// enum, and the impls.
 fn local_items(model: &Model) -> TokenStream {
-    let private = &model.private;
     let leaves = leaves::leaves(model);
     let backend_struct = types::backend_struct(model);
     let tensor_enums = types::tensor_enums(model, &leaves);
     let backend_impl = backend::backend_impl(model, &leaves);
     let autodiff_impl = autodiff::autodiff_backend_impl(model, &leaves);
-    let named = Named::enum_of(model);
-    let names = names::names_array(model, &named);
-    let display = names::display_impl(model, &named);
-    let from_str = names::from_str_impl(model, &named, quote!(<Self as #private::Dispatch>::names()));
-    let dispatch = dispatch::local_dispatch_impl(model, &names);
-    let from = dispatch::from_impls(model);
+    let device_impls = device_impls(model, dispatch::local_dispatch_impl);
     let base = model.autodiff().map(|_| {
         let base_enum = types::base_enum(model);
         let named = Named::base_of(model);
@@ -76,10 +74,7 @@ fn local_items(model: &Model) -> TokenStream {
         const _: () = {
             #backend_impl
             #autodiff_impl
-            #display
-            #from_str
-            #dispatch
-            #from
         };
+        #device_impls
     }
 }
