@@ -6,6 +6,9 @@
 
 use std::io::Write;
 
+#[cfg(feature = "mpi")]
+mod distributed_support;
+
 fn skip(reason: &str) {
     assert!(std::env::var_os("DISPATCH_REQUIRE_MPI").is_none(), "DISPATCH_REQUIRE_MPI is set, but {reason}");
     // Written past the test harness's capture, so a skip is visible in a plain `cargo test`.
@@ -33,8 +36,10 @@ mod checks {
     use std::time::Duration;
 
     use dispatch_core::distributed::mpi::MpiWorld;
-    use dispatch_core::distributed::{Collective, Communicator, ReduceOp, run_in_process};
+    use dispatch_core::distributed::{self, Collective, Communicator, ReduceOp, run_in_process};
     use dispatch_core::{Error, HostTensor, Result, Shape};
+
+    use super::distributed_support::{Device, train};
 
     const TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -88,10 +93,21 @@ mod checks {
         for ((collective, _), (mpi, in_process)) in cases().iter().zip(outputs.iter().zip(&expected[rank])) {
             assert_eq!(mpi, in_process, "rank {rank}: {collective} differs between MPI and in-process");
         }
+        println!("distributed_mpi: rank {rank}: {} collectives equal to the in-process engine", outputs.len());
+        training_matches_the_in_process_cluster(rank);
+    }
+
+    /// The same data-parallel training through a derived device: `cluster:mpi:...` against 2 in-process ranks.
+    fn training_matches_the_in_process_cluster(rank: usize) {
+        let in_process: Device = "cluster:autodiff:ndarray,autodiff:ndarray".parse().unwrap();
+        let expected = distributed::run(&in_process, train).into_values().unwrap();
+        let mpi: Device = "cluster:mpi:autodiff:ndarray".parse().unwrap();
+        assert_eq!(mpi.to_string(), "cluster:mpi:autodiff:ndarray");
+        let curve = distributed::run(&mpi, train).into_values().unwrap().remove(0);
+        assert_eq!(curve, expected[rank], "rank {rank}: the MPI loss curve differs from the in-process one");
         println!(
-            "distributed_mpi: rank {rank} of {}: {} collectives equal to the in-process engine",
-            world.size(),
-            outputs.len()
+            "distributed_mpi: rank {rank}: {} training steps, loss curve equal to the in-process cluster",
+            curve.len()
         );
     }
 
