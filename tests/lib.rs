@@ -1,5 +1,18 @@
 //! Shared helpers of the integration tests under `tests/tests/`.
 
+use proptest::test_runner::{Config, FileFailurePersistence};
+
+/// Proptest settings of this crate. Failing cases are kept in `tests/proptest-regressions/<file>` (tests run with
+/// this crate's folder as working directory) and re-run first next time; proptest's default would put them at the
+/// repository's top level, since this crate's `lib.rs` is not under `src/`.
+pub fn proptest_config(cases: u32, regressions_file: &'static str) -> Config {
+    Config {
+        cases,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(regressions_file))),
+        ..Config::default()
+    }
+}
+
 /// Asserts that two sequences of floats agree to a relative tolerance (absolute near zero), naming the first
 /// element that does not.
 #[track_caller]

@@ -5,6 +5,7 @@ use std::fmt::{self, Debug, Display};
 use std::str::FromStr;
 
 use crate::backend::Backend;
+use crate::distributed::DistributedOf;
 
 /// A value that single-backend ops of `B` accept as a device: `B::Device` itself, and nothing that may be a
 /// distributed device.
@@ -31,7 +32,8 @@ pub trait Dispatch:
     /// for an enum without an `#[autodiff]` variant.
     type Base: Clone + Debug + PartialEq + Send + Sync + 'static;
     /// What a `#[distributed]` variant holds, `DistributedDevice<Self>`; `Infallible` for an enum without one.
-    type Distributed: Clone + Debug + PartialEq + Send + Sync + 'static;
+    /// Both implement `DistributedOf<Self>`, which lets `distributed::run` accept any device of the enum.
+    type Distributed: DistributedOf<Self> + Clone + Debug + PartialEq + Send + Sync + 'static;
 
     /// The name of every compiled-in device, as `Display` writes them and `FromStr` reads them.
     fn names() -> &'static [&'static str];

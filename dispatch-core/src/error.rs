@@ -29,6 +29,29 @@ pub enum Error {
     )]
     NotDifferentiable { op: &'static str, device: String },
 
+    /// The ranks of a group called one collective with arguments that do not agree: different shapes (every
+    /// tensor is `f32`, so the shape is all that can differ), different collectives, different roots or
+    /// reduce ops. Every rank gets this error for that call; the group stays usable.
+    #[error("ranks disagree in collective `{op}`: {details}")]
+    CollectiveMismatch { op: &'static str, details: String },
+
+    /// A collective could not complete because another rank of the group failed, left, or stopped answering.
+    /// Every later collective of the same run fails the same way; the next run starts with a fresh group.
+    #[error("collective `{op}` on rank {rank} cannot complete: {reason}")]
+    PeerFailed { op: &'static str, rank: usize, reason: String },
+
+    /// A rank waited longer than the group's timeout for the others to join a collective.
+    #[error("collective `{op}` on rank {rank} timed out after {timeout:?} waiting for rank(s) {missing:?}")]
+    CollectiveTimeout { op: &'static str, rank: usize, timeout: std::time::Duration, missing: Vec<usize> },
+
+    /// The work of a rank panicked; the panic was caught so the other ranks fail cleanly instead of hanging.
+    #[error("rank {rank} panicked: {message}")]
+    RankPanicked { rank: usize, message: String },
+
+    /// The distributed engine could not be set up (e.g. MPI could not be initialised).
+    #[error("distributed engine `{engine}` is unavailable: {reason}")]
+    EngineUnavailable { engine: &'static str, reason: String },
+
     /// The underlying library failed.
     #[error("backend `{backend}` failed in `{op}`")]
     Backend {

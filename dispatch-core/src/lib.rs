@@ -4,6 +4,9 @@
 //! op to the variant picked at run time (candle, ndarray, an autodiff decorator over either, your own backend),
 //! with no wildcard arm and no panic, and turns misuse into compile errors at your line.
 
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private01;
 pub mod backend;
 pub mod backends;
 pub mod device;

@@ -1,9 +1,21 @@
 //! `#[derive(Dispatch)]`; see the `dispatch-core` crate for what it generates.
+//!
+//! The pipeline lives in modules that do not depend on `proc_macro`, so a bench or test can include them with
+//! `#[path]` and call [`derive::derive`] on token streams (see `tests/expansion.rs`).
+
+mod ast;
+mod attr;
+mod derive;
+mod expand;
+mod fallback;
+mod model;
+#[cfg(test)]
+mod tests;
+mod valid;
 
 use proc_macro::TokenStream;
 
 #[proc_macro_derive(Dispatch, attributes(backend, autodiff, distributed, dispatch))]
 pub fn derive_dispatch(input: TokenStream) -> TokenStream {
-    let _ = input;
-    TokenStream::new()
+    derive::derive(input.into()).into()
 }

@@ -303,6 +303,8 @@ fn multipliable(lhs: Vec<usize>) -> BoxedStrategy<Vec<usize>> {
 }
 
 proptest! {
+    #![proptest_config(dispatch_tests::proptest_config(256, "proptest-regressions/bad_input.txt"))]
+
     #[test]
     fn binary_ops_on_random_shapes_fail_or_match_the_host((lhs, rhs) in operand_pair(0..=4, |l| broadcastable(l).boxed())) {
         let hosts = [host(lhs, 1), host(rhs, 4)];

@@ -293,7 +293,7 @@ fn program() -> impl Strategy<Value = Program> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    #![proptest_config(dispatch_tests::proptest_config(128, "proptest-regressions/cross_backend.txt"))]
 
     #[test]
     fn every_backend_computes_the_same_values_and_gradients(program in program()) {

@@ -1,21 +1,48 @@
 //! The device a `#[distributed]` variant holds.
 
+use std::convert::Infallible;
 use std::fmt::{self, Debug, Display};
+use std::ops::Range;
 use std::str::FromStr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::device::{Dispatch, ParseDeviceError};
+use crate::distributed::in_process;
+#[cfg(feature = "mpi")]
+use crate::distributed::mpi::MpiWorld;
+use crate::distributed::rank::Rank;
+use crate::distributed::results::RankResults;
 use crate::error::{Error, Result};
 
-/// A group of ranks, each rank a local device of the derived enum `D` (any of its backends).
+/// How long a rank waits for the others to join a collective before the run fails, unless set with
+/// [`DistributedDevice::with_timeout`].
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A group of ranks, each rank a local device of the derived enum `D` (any of its backends; ranks may differ,
+/// since collectives work on host memory).
 ///
-/// Cloning is cheap; clones share the group.
+/// Two engines run the same API: ranks that are threads of this process ([`DistributedDevice::in_process`],
+/// the default, no set-up), and one process per rank started by `mpirun` ([`DistributedDevice::mpi`], cargo
+/// feature `mpi`). Cloning is cheap; clones share the group.
 pub struct DistributedDevice<D: Dispatch> {
     group: Arc<GroupSpec<D>>,
 }
 
 struct GroupSpec<D: Dispatch> {
-    ranks: Vec<D::Local>,
+    engine: EngineSpec<D>,
+    timeout: Duration,
+}
+
+enum EngineSpec<D: Dispatch> {
+    InProcess {
+        ranks: Vec<D::Local>,
+    },
+    #[cfg(feature = "mpi")]
+    Mpi {
+        local: D::Local,
+        world: Arc<MpiWorld>,
+    },
 }
 
 impl<D: Dispatch> DistributedDevice<D> {
@@ -24,16 +51,114 @@ impl<D: Dispatch> DistributedDevice<D> {
         if ranks.is_empty() {
             return Err(Error::invalid("DistributedDevice::in_process", "a group needs at least one rank"));
         }
-        Ok(Self { group: Arc::new(GroupSpec { ranks }) })
+        Ok(Self::from_engine(EngineSpec::InProcess { ranks }))
+    }
+
+    /// This process's rank of the MPI world started by `mpirun`, computing on `local`. Initialises MPI on first
+    /// use; MPI is finalised when the last MPI device of the process is dropped, and cannot be initialised again.
+    #[cfg(feature = "mpi")]
+    pub fn mpi(local: D::Local) -> Result<Self> {
+        let world = MpiWorld::get()?;
+        Ok(Self::from_engine(EngineSpec::Mpi { local, world }))
+    }
+
+    fn from_engine(engine: EngineSpec<D>) -> Self {
+        Self { group: Arc::new(GroupSpec { engine, timeout: DEFAULT_TIMEOUT }) }
+    }
+
+    /// The same group, whose ranks wait at most `timeout` for each other in a collective (in-process), or at
+    /// the end of a run (MPI, see [`DistributedDevice::run`]).
+    pub fn with_timeout(&self, timeout: Duration) -> Self {
+        let engine = match &self.group.engine {
+            EngineSpec::InProcess { ranks } => EngineSpec::InProcess { ranks: ranks.clone() },
+            #[cfg(feature = "mpi")]
+            EngineSpec::Mpi { local, world } => EngineSpec::Mpi { local: local.clone(), world: Arc::clone(world) },
+        };
+        Self { group: Arc::new(GroupSpec { engine, timeout }) }
+    }
+
+    pub fn timeout(&self) -> Duration {
+        self.group.timeout
     }
 
     pub fn world_size(&self) -> usize {
-        self.group.ranks.len()
+        match &self.group.engine {
+            EngineSpec::InProcess { ranks } => ranks.len(),
+            #[cfg(feature = "mpi")]
+            EngineSpec::Mpi { world, .. } => world.size(),
+        }
     }
 
-    /// The local device of every rank, by rank index.
+    /// The ranks that run in this process: all of them in-process, this process's rank under MPI.
+    pub fn local_ranks(&self) -> Range<usize> {
+        match &self.group.engine {
+            EngineSpec::InProcess { ranks } => 0..ranks.len(),
+            #[cfg(feature = "mpi")]
+            EngineSpec::Mpi { world, .. } => world.rank()..world.rank() + 1,
+        }
+    }
+
+    /// The local device of every rank that runs in this process (see [`DistributedDevice::local_ranks`]).
     pub fn local_devices(&self) -> &[D::Local] {
-        &self.group.ranks
+        match &self.group.engine {
+            EngineSpec::InProcess { ranks } => ranks,
+            #[cfg(feature = "mpi")]
+            EngineSpec::Mpi { local, .. } => std::slice::from_ref(local),
+        }
+    }
+
+    /// Runs `work` once per rank (SPMD) and returns the result of every rank that ran in this process.
+    ///
+    /// In-process, each rank is a thread and the group lives for this run only. A rank whose work returns an
+    /// error or panics, or that does not join a collective within the timeout, makes every other rank's pending
+    /// and later collectives of this run return `Err`; the next run starts afresh.
+    ///
+    /// Under MPI, `work` runs once, for this process's rank. MPI cannot tell ranks blocked in a collective that a
+    /// peer failed, so a rank whose work panics, or whose peers do not all finish their work within the timeout
+    /// of its own end, aborts the whole job (`MPI_Abort`, after printing why): the job ends, it never hangs.
+    pub fn run<T, F>(&self, work: F) -> RankResults<T>
+    where
+        F: Fn(Rank<D>) -> Result<T> + Sync,
+        T: Send,
+    {
+        let timeout = self.group.timeout;
+        match &self.group.engine {
+            EngineSpec::InProcess { ranks } => {
+                let results = in_process::run(ranks.len(), timeout, |communicator| {
+                    let device = ranks
+                        .get(communicator.rank())
+                        .cloned()
+                        .ok_or_else(|| Error::invalid("DistributedDevice::run", "a rank index outside the group"))?;
+                    work(Rank::new(device, communicator))
+                });
+                RankResults::new(results.into_iter().enumerate().collect())
+            }
+            #[cfg(feature = "mpi")]
+            EngineSpec::Mpi { local, world } => {
+                let result = crate::distributed::mpi::run_rank(world, timeout, |communicator| {
+                    work(Rank::new(local.clone(), communicator))
+                });
+                RankResults::new(vec![(world.rank(), result)])
+            }
+        }
+    }
+}
+
+/// What a `#[distributed]` variant holds, as the enum `D` sees it: a [`DistributedDevice<D>`], or `Infallible`
+/// for an enum without such a variant. Lets [`crate::distributed::run`] take any derived device.
+pub trait DistributedOf<D: Dispatch> {
+    fn as_distributed(&self) -> &DistributedDevice<D>;
+}
+
+impl<D: Dispatch> DistributedOf<D> for DistributedDevice<D> {
+    fn as_distributed(&self) -> &DistributedDevice<D> {
+        self
+    }
+}
+
+impl<D: Dispatch> DistributedOf<D> for Infallible {
+    fn as_distributed(&self) -> &DistributedDevice<D> {
+        match *self {}
     }
 }
 
@@ -45,46 +170,95 @@ impl<D: Dispatch> Clone for DistributedDevice<D> {
 
 impl<D: Dispatch> Debug for DistributedDevice<D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DistributedDevice").field("ranks", &self.group.ranks).finish()
+        let mut debug = f.debug_struct("DistributedDevice");
+        match &self.group.engine {
+            EngineSpec::InProcess { ranks } => debug.field("engine", &"in-process").field("ranks", ranks),
+            #[cfg(feature = "mpi")]
+            EngineSpec::Mpi { local, world } => debug
+                .field("engine", &"mpi")
+                .field("rank", &world.rank())
+                .field("world_size", &world.size())
+                .field("local", local),
+        };
+        debug.field("timeout", &self.group.timeout).finish()
     }
 }
 
-/// Two devices are equal when they describe the same ranks.
+/// Two devices are equal when they describe the same ranks on the same engine; the timeout is a setting of
+/// the runs, not part of the device's identity.
 impl<D: Dispatch> PartialEq for DistributedDevice<D> {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.group, &other.group) || self.group.ranks == other.group.ranks
+        if Arc::ptr_eq(&self.group, &other.group) {
+            return true;
+        }
+        match (&self.group.engine, &other.group.engine) {
+            (EngineSpec::InProcess { ranks }, EngineSpec::InProcess { ranks: others }) => ranks == others,
+            #[cfg(feature = "mpi")]
+            (EngineSpec::Mpi { local, .. }, EngineSpec::Mpi { local: other, .. }) => local == other,
+            #[cfg(feature = "mpi")]
+            _ => false,
+        }
     }
 }
 
-/// The rank devices separated by commas (`ndarray,candle`); the enum's `Display` puts the variant's name in
-/// front (`cluster:ndarray,candle`).
+/// In-process: the rank devices separated by commas (`ndarray,candle`). MPI: `mpi:` and this process's
+/// device (`mpi:ndarray`). The enum's `Display` puts the variant's name in front (`cluster:ndarray,candle`).
 impl<D: Dispatch> Display for DistributedDevice<D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (index, rank) in self.group.ranks.iter().enumerate() {
-            if index > 0 {
-                f.write_str(",")?;
+        match &self.group.engine {
+            EngineSpec::InProcess { ranks } => {
+                for (index, rank) in ranks.iter().enumerate() {
+                    if index > 0 {
+                        f.write_str(",")?;
+                    }
+                    Display::fmt(rank, f)?;
+                }
+                Ok(())
             }
-            Display::fmt(rank, f)?;
+            #[cfg(feature = "mpi")]
+            EngineSpec::Mpi { local, .. } => write!(f, "{MPI_PREFIX}:{local}"),
         }
-        Ok(())
     }
 }
 
-/// Reads what follows the variant's name: a comma-separated list of rank devices (`ndarray,candle`), or nothing
-/// for two in-process ranks on the first compiled-in local device.
+const MPI_PREFIX: &str = "mpi";
+
+/// Reads what follows the variant's name:
+/// - nothing: two in-process ranks on the first compiled-in local device;
+/// - a comma-separated list of rank devices (`ndarray,candle`): one in-process rank per device;
+/// - `mpi` or `mpi:<device>`: this process's rank of the MPI world (feature `mpi`), on `<device>` or the first
+///   compiled-in local device.
 impl<D: Dispatch> FromStr for DistributedDevice<D> {
     type Err = ParseDeviceError;
 
     fn from_str(spec: &str) -> Result<Self, Self::Err> {
+        if let Some(local) = spec.strip_prefix(MPI_PREFIX).filter(|rest| rest.is_empty() || rest.starts_with(':')) {
+            return parse_mpi(spec, local.strip_prefix(':').unwrap_or(local));
+        }
         let ranks = if spec.is_empty() {
-            let Some(first) = D::Local::names().first() else {
-                return Err(ParseDeviceError::invalid(spec, "the enum has no local device to run ranks on"));
-            };
-            let device: D::Local = first.parse()?;
+            let device = first_local_device::<D>(spec)?;
             vec![device.clone(), device]
         } else {
             spec.split(',').map(|name| name.trim().parse()).collect::<Result<Vec<_>, _>>()?
         };
         Self::in_process(ranks).map_err(|error| ParseDeviceError::invalid(spec, error.to_string()))
     }
+}
+
+fn first_local_device<D: Dispatch>(spec: &str) -> Result<D::Local, ParseDeviceError> {
+    match D::Local::names().first() {
+        Some(first) => first.parse(),
+        None => Err(ParseDeviceError::invalid(spec, "the enum has no local device to run ranks on")),
+    }
+}
+
+#[cfg(feature = "mpi")]
+fn parse_mpi<D: Dispatch>(spec: &str, local: &str) -> Result<DistributedDevice<D>, ParseDeviceError> {
+    let local = if local.is_empty() { first_local_device::<D>(spec)? } else { local.parse()? };
+    DistributedDevice::mpi(local).map_err(|error| ParseDeviceError::invalid(spec, error.to_string()))
+}
+
+#[cfg(not(feature = "mpi"))]
+fn parse_mpi<D: Dispatch>(spec: &str, _local: &str) -> Result<DistributedDevice<D>, ParseDeviceError> {
+    Err(ParseDeviceError::invalid(spec, "dispatch-core was built without its `mpi` feature"))
 }

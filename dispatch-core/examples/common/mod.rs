@@ -1,0 +1,84 @@
+//! What the examples share: the device enum, the data set, and one training function that runs on any device,
+//! local or distributed.
+
+mod spirals;
+
+#[cfg(feature = "candle")]
+use dispatch_core::backends::{Candle, CandleDevice};
+#[cfg(feature = "ndarray")]
+use dispatch_core::backends::{NdArray, NdArrayDevice};
+use dispatch_core::distributed::{Rank, ReduceOp};
+use dispatch_core::nn::{Mlp, MlpGradients, one_hot};
+use dispatch_core::{AutodiffDevice, Dispatch, DistributedDevice, Result, Tensor};
+pub use spirals::Spirals;
+
+/// The one source of truth: the dispatch backend (`DeviceBackend`), the local devices a rank computes on
+/// (`DeviceLocal`), names, parsing and conversions are all generated from this enum.
+#[derive(Clone, Debug, PartialEq, Dispatch)]
+pub enum Device {
+    #[cfg(feature = "candle")]
+    #[backend(Candle)]
+    Candle(CandleDevice),
+    #[cfg(feature = "ndarray")]
+    #[backend(NdArray)]
+    NdArray(NdArrayDevice),
+    #[autodiff]
+    Autodiff(AutodiffDevice<Self>),
+    #[distributed]
+    Cluster(DistributedDevice<Self>),
+}
+
+pub const POINTS_PER_CLASS: usize = 200;
+pub const CLASSES: usize = 3;
+pub const HIDDEN: usize = 64;
+pub const LEARNING_RATE: f32 = 1.0;
+pub const SEED: u64 = 42;
+
+/// One training run as a rank saw it; every rank of a group sees the same numbers.
+pub struct Run {
+    /// The loss of the whole data set at every step, before that step's update.
+    pub losses: Vec<f32>,
+    /// The loss and accuracy of the whole data set after the last update.
+    pub final_loss: f32,
+    pub accuracy: f32,
+}
+
+/// SPMD full-batch training: each rank takes its shard of the data, and every rank applies the mean of all ranks'
+/// gradients, so every rank holds the same model. On a local device this is a world of one and plain training.
+/// Devices that record gradients use autodiff; the others use backpropagation written by hand.
+pub fn train(rank: &Rank<Device>, data: &Spirals, steps: usize) -> Result<Run> {
+    type B = DeviceBackend;
+    let device = rank.device();
+    let (features, labels) = data.rows(rank.shard_range(data.len()));
+    let x = Tensor::<B>::from_vec(features, [labels.len(), 2], device)?;
+    let targets = one_hot::<B>(labels, data.classes, device)?;
+    let records_gradients = matches!(device, DeviceLocal::Autodiff(_));
+
+    let mut model = Mlp::<B>::new(2, HIDDEN, data.classes, SEED, device)?;
+    let mut losses = Vec::with_capacity(steps);
+    for _ in 0..steps {
+        let local = if records_gradients {
+            model.gradients_by_autodiff(&x, &targets)?
+        } else {
+            model.gradients_by_hand(&x, &targets)?
+        };
+        let gradients = average(rank, &local)?;
+        losses.push(gradients.loss);
+        model = model.step(&gradients, LEARNING_RATE)?;
+    }
+    let final_loss = mean_over_ranks(rank, model.loss(&x, &targets)?.to_scalar()?)?;
+    let accuracy = mean_over_ranks(rank, model.accuracy(&x, labels)?)?;
+    Ok(Run { losses, final_loss, accuracy })
+}
+
+/// The mean of every rank's gradients and losses. With equal shards (the data divides evenly over the ranks),
+/// that is exactly the full batch's.
+fn average(rank: &Rank<Device>, local: &MlpGradients<DeviceBackend>) -> Result<MlpGradients<DeviceBackend>> {
+    let [w1, b1, w2, b2] = local.tensors().map(|gradient| rank.all_reduce(gradient, ReduceOp::Mean));
+    Ok(MlpGradients::from_tensors(mean_over_ranks(rank, local.loss)?, [w1?, b1?, w2?, b2?]))
+}
+
+fn mean_over_ranks(rank: &Rank<Device>, value: f32) -> Result<f32> {
+    let value = Tensor::<DeviceBackend>::from_vec(vec![value], [1], rank.device())?;
+    rank.all_reduce(&value, ReduceOp::Mean)?.to_scalar()
+}

@@ -1,0 +1,88 @@
+//! Data-parallel training: the main example's MLP, data and training function, run on one device and on a
+//! cluster of 2 ranks that each take half of every batch and all-reduce their gradients. The loss curves agree.
+//!
+//! ```text
+//! cargo run --release --example data_parallel
+//! cargo run --release --example data_parallel -- cluster:autodiff:ndarray,autodiff:candle   # mixed backends
+//! ```
+//!
+//! With Open MPI, one process per rank (the same numbers, printed by rank 0):
+//!
+//! ```text
+//! cargo build --release --features mpi --example data_parallel
+//! mpirun -np 2 target/release/examples/data_parallel
+//! ```
+
+#[path = "common/mod.rs"]
+mod common;
+
+use std::process::ExitCode;
+
+use common::{CLASSES, Device, POINTS_PER_CLASS, Spirals};
+use dispatch_core::distributed;
+
+const STEPS: usize = 60;
+/// How far a cluster's loss may drift from the single device's, relative to the loss. Both runs compute the same
+/// math; only the order of f32 additions differs (half-batch sums, then a mean across ranks), which moves a loss
+/// by a few ulps per step.
+const TOLERANCE: f32 = 1e-5;
+
+/// The cluster to compare: the command line's, else MPI when started by `mpirun`, else 2 in-process ranks.
+fn cluster() -> Result<Device, String> {
+    let spec = match std::env::args().nth(1) {
+        Some(spec) => spec,
+        None if distributed::mpi::ENABLED && distributed::mpi::launched_by_mpirun() => {
+            "cluster:mpi:autodiff:ndarray".to_owned()
+        }
+        None => "cluster:autodiff:ndarray,autodiff:ndarray".to_owned(),
+    };
+    spec.parse().map_err(|error| format!("{error}"))
+}
+
+fn run() -> Result<bool, String> {
+    let data = Spirals::generate(POINTS_PER_CLASS, CLASSES);
+    let train = |rank: distributed::Rank<Device>| common::train(&rank, &data, STEPS);
+    let single: Device = "autodiff:ndarray".parse().map_err(|error| format!("{error}"))?;
+    let cluster = cluster()?;
+    let reference = distributed::run(&single, train).into_values().map_err(|error| error.to_string())?;
+    let reference = reference.first().ok_or("the single-device run returned nothing")?;
+    let results = distributed::run(&cluster, train);
+    let Some(Ok(curve)) = results.get(0) else {
+        // Under MPI only rank 0 reports; the other ranks fail loudly or stay quiet.
+        return results.into_values().map(|_| true).map_err(|error| error.to_string());
+    };
+    println!("single device `{single}` against `{cluster}`, {} points, {STEPS} full-batch steps\n", data.len());
+    println!("{:>5} {:>12} {:>12} {:>10}", "step", "single", "cluster", "rel. diff");
+    let mut worst = 0.0_f32;
+    for (step, (single, cluster)) in reference.losses.iter().zip(&curve.losses).enumerate() {
+        let difference = (single - cluster).abs() / single.abs().max(1e-12);
+        worst = worst.max(difference);
+        if step % 5 == 0 || step + 1 == STEPS {
+            println!("{step:>5} {single:>12.6} {cluster:>12.6} {difference:>10.2e}");
+        }
+    }
+    println!(
+        "\nafter training: loss {:.6} / {:.6}, accuracy {:.1}% / {:.1}% (single / cluster)",
+        reference.final_loss,
+        curve.final_loss,
+        reference.accuracy * 100.0,
+        curve.accuracy * 100.0
+    );
+    let agree = worst <= TOLERANCE && reference.losses.len() == curve.losses.len();
+    println!(
+        "\nlargest relative difference {worst:.2e} (tolerance {TOLERANCE:.0e}): the curves {}",
+        if agree { "match" } else { "DIFFER" }
+    );
+    Ok(agree)
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(error) => {
+            eprintln!("data_parallel: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! The main job: one device enum, derived once, trains the same MLP on every device compiled in.
+//!
+//! ```text
+//! cargo run --release --example train                      # every device
+//! cargo run --release --example train -- --device ndarray  # one (repeat --device for more)
+//! ```
+//!
+//! Devices are picked by name through `FromStr`; an unknown name lists the compiled-in choices. Plain `candle` and
+//! `ndarray` train with gradients written by hand, `autodiff:*` with reverse-mode autodiff, and `cluster` splits
+//! every batch over two in-process ranks whose gradients are all-reduced. They all start from the same seeded
+//! weights and see the same data, so their losses must agree; the example checks that they do.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use common::{CLASSES, Device, HIDDEN, POINTS_PER_CLASS, Spirals};
+use dispatch_core::{Dispatch, Result, distributed};
+
+const STEPS: usize = 600;
+/// Backends sum in different orders (and a cluster sums shards before averaging them), so final losses differ by
+/// float rounding carried through every step; a gap above this would be a real disagreement.
+const LOSS_TOLERANCE: f32 = 1e-4;
+
+struct Outcome {
+    first_loss: f32,
+    loss: f32,
+    accuracy: f32,
+    elapsed: Duration,
+}
+
+fn main() -> ExitCode {
+    let devices = match parse_devices(std::env::args().skip(1)) {
+        Ok(devices) => devices,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let data = Spirals::generate(POINTS_PER_CLASS, CLASSES);
+    println!("MLP 2 -> {HIDDEN} -> {CLASSES}, {} points, {STEPS} steps of full-batch gradient descent", data.len());
+    let mut losses = Vec::new();
+    for device in &devices {
+        match train(device, &data) {
+            Ok(outcome) => {
+                println!(
+                    "{:<34} loss {:.4} -> {:.6}  accuracy {:>5.1}%  {:>8.1} ms",
+                    device.to_string(),
+                    outcome.first_loss,
+                    outcome.loss,
+                    outcome.accuracy * 100.0,
+                    outcome.elapsed.as_secs_f64() * 1e3
+                );
+                losses.push((device.to_string(), outcome.loss));
+            }
+            Err(error) => {
+                eprintln!("{device}: training failed: {error}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    report_agreement(&losses)
+}
+
+/// `--device NAME` (repeatable); no flag means every compiled-in device.
+fn parse_devices(mut args: impl Iterator<Item = String>) -> Result<Vec<Device>, String> {
+    let mut names = Vec::new();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--device" => names.push(args.next().ok_or("--device needs a name")?),
+            other => match other.strip_prefix("--device=") {
+                Some(name) => names.push(name.to_owned()),
+                None => return Err(format!("unknown argument `{other}`; usage: train [--device NAME]...")),
+            },
+        }
+    }
+    if names.is_empty() {
+        names = Device::names().iter().map(|name| name.to_string()).collect();
+    }
+    names.iter().map(|name| name.parse::<Device>().map_err(|error| error.to_string())).collect()
+}
+
+/// Trains on any device: a local device is a world of one rank, a cluster runs one rank per member.
+fn train(device: &Device, data: &Spirals) -> Result<Outcome> {
+    let start = Instant::now();
+    let runs = distributed::run(device, |rank| common::train(&rank, data, STEPS)).into_values()?;
+    // Every rank ends with the same model, so the first speaks for the group.
+    let run = runs.into_iter().next().ok_or_else(|| dispatch_core::Error::invalid("train", "no rank ran"))?;
+    let first_loss = run.losses.first().copied().unwrap_or(f32::NAN);
+    Ok(Outcome { first_loss, loss: run.final_loss, accuracy: run.accuracy, elapsed: start.elapsed() })
+}
+
+fn report_agreement(losses: &[(String, f32)]) -> ExitCode {
+    let Some((first_name, first_loss)) = losses.first() else {
+        return ExitCode::SUCCESS;
+    };
+    let worst = losses
+        .iter()
+        .map(|(name, loss)| (name, (loss - first_loss).abs() / first_loss.abs().max(f32::MIN_POSITIVE)))
+        .fold((first_name, 0.0f32), |worst, (name, gap)| if gap > worst.1 { (name, gap) } else { worst });
+    if worst.1 <= LOSS_TOLERANCE {
+        println!("final losses agree across devices to {:.1e} relative (tolerance {LOSS_TOLERANCE:.0e})", worst.1);
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "final loss on {} differs from {first_name} by {:.1e} relative (tolerance {LOSS_TOLERANCE:.0e})",
+            worst.0, worst.1
+        );
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,166 @@
+//! `Communicator`: one rank's handle on its group, the same API over every engine.
+
+use std::fmt;
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::backend::{Backend, HostTensor};
+use crate::distributed::collective::{Collective, ReduceOp, split_range};
+use crate::distributed::host_op::CollectiveOp;
+use crate::distributed::in_process::InProcessEngine;
+#[cfg(feature = "mpi")]
+use crate::distributed::mpi::MpiEngine;
+use crate::error::Result;
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+
+/// One rank's handle on its group: its index, the group's size, and the collectives.
+///
+/// Tensor collectives go through [`Tensor::host_op`], so under an autodiff backend they are differentiable:
+/// their backward is itself a collective, run during `backward()`, so every rank must call `backward()` on
+/// graphs of the same structure.
+#[derive(Clone)]
+pub struct Communicator {
+    engine: Engine,
+}
+
+#[derive(Clone)]
+enum Engine {
+    /// A world of one: every collective is the identity (after the same argument checks as a real group).
+    Solo,
+    InProcess(Arc<InProcessEngine>),
+    #[cfg(feature = "mpi")]
+    Mpi(Arc<MpiEngine>),
+}
+
+impl Communicator {
+    pub(crate) fn solo() -> Self {
+        Self { engine: Engine::Solo }
+    }
+
+    pub(crate) fn in_process(engine: InProcessEngine) -> Self {
+        Self { engine: Engine::InProcess(Arc::new(engine)) }
+    }
+
+    #[cfg(feature = "mpi")]
+    pub(crate) fn mpi(engine: MpiEngine) -> Self {
+        Self { engine: Engine::Mpi(Arc::new(engine)) }
+    }
+
+    /// This rank's index, `0..world_size()`.
+    pub fn rank(&self) -> usize {
+        match &self.engine {
+            Engine::Solo => 0,
+            Engine::InProcess(engine) => engine.rank(),
+            #[cfg(feature = "mpi")]
+            Engine::Mpi(engine) => engine.rank(),
+        }
+    }
+
+    /// The number of ranks in the group.
+    pub fn world_size(&self) -> usize {
+        match &self.engine {
+            Engine::Solo => 1,
+            Engine::InProcess(engine) => engine.world_size(),
+            #[cfg(feature = "mpi")]
+            Engine::Mpi(engine) => engine.world_size(),
+        }
+    }
+
+    /// The part of `len` items (e.g. the rows of a batch) this rank handles: contiguous, in rank order, sizes
+    /// differing by at most one.
+    pub fn shard_range(&self, len: usize) -> Range<usize> {
+        split_range(len, self.world_size(), self.rank())
+    }
+
+    // ---- tensor collectives -------------------------------------------------------------------------------------
+
+    /// Every rank gets the sum (or mean) of every rank's tensor. Backward: the gradient is all-reduced with the
+    /// same op.
+    pub fn all_reduce<B: Backend>(&self, tensor: &Tensor<B>, op: ReduceOp) -> Result<Tensor<B>> {
+        self.tensor_collective(tensor, Collective::AllReduce(op))
+    }
+
+    /// Every rank gets rank `root`'s tensor (every rank passes a tensor of the same shape). Backward: the
+    /// gradients of all ranks are summed onto the root; the others get zero.
+    pub fn broadcast<B: Backend>(&self, tensor: &Tensor<B>, root: usize) -> Result<Tensor<B>> {
+        self.tensor_collective(tensor, Collective::Broadcast { root })
+    }
+
+    /// Every rank gets the ranks' tensors concatenated along axis 0, in rank order. Backward: a reduce-scatter
+    /// (sum) of the gradients.
+    pub fn all_gather<B: Backend>(&self, tensor: &Tensor<B>) -> Result<Tensor<B>> {
+        self.tensor_collective(tensor, Collective::AllGather)
+    }
+
+    /// The sum (or mean) of every rank's tensor, split along axis 0 into equal parts; this rank gets its part.
+    /// Backward: an all-gather of the gradients (divided by the world size for `Mean`).
+    pub fn reduce_scatter<B: Backend>(&self, tensor: &Tensor<B>, op: ReduceOp) -> Result<Tensor<B>> {
+        self.tensor_collective(tensor, Collective::ReduceScatter(op))
+    }
+
+    /// Returns once every rank has called it.
+    pub fn barrier(&self) -> Result<()> {
+        let empty = HostTensor { data: Vec::new(), shape: Shape::new([0]) };
+        self.run_collective(Collective::Barrier, None, empty).map(drop)
+    }
+
+    fn tensor_collective<B: Backend>(&self, tensor: &Tensor<B>, collective: Collective) -> Result<Tensor<B>> {
+        tensor.host_op(Arc::new(CollectiveOp::new(self.clone(), collective)))
+    }
+
+    // ---- host memory --------------------------------------------------------------------------------------------
+
+    /// Runs a collective on values in host memory: what the tensor collectives do after copying the tensor to
+    /// the host, for code that holds plain `f32` buffers.
+    pub fn execute(&self, collective: Collective, input: HostTensor) -> Result<HostTensor> {
+        let shape = input.shape.clone();
+        self.run_collective(collective, Some(shape), input)
+    }
+
+    fn run_collective(&self, collective: Collective, shape: Option<Shape>, input: HostTensor) -> Result<HostTensor> {
+        if let Some(shape) = &shape {
+            check_host_tensor(collective, shape, &input)?;
+        }
+        match &self.engine {
+            Engine::Solo => {
+                // The same argument checks as a real group, so code that passes here passes on a cluster.
+                let output_shape = match &shape {
+                    Some(shape) => collective.output_shape(shape, 1)?,
+                    None => input.shape.clone(),
+                };
+                Ok(HostTensor { data: input.data, shape: output_shape })
+            }
+            Engine::InProcess(engine) => engine.execute(collective, shape, input),
+            #[cfg(feature = "mpi")]
+            Engine::Mpi(engine) => engine.execute(collective, shape, input),
+        }
+    }
+}
+
+/// Rejects host data that does not fill its shape, before any rank waits on it.
+fn check_host_tensor(collective: Collective, shape: &Shape, input: &HostTensor) -> Result<()> {
+    if input.data.len() != shape.num_elements() {
+        return Err(crate::error::Error::invalid(
+            collective.name(),
+            format!("{} values do not fill shape {shape} ({} elements)", input.data.len(), shape.num_elements()),
+        ));
+    }
+    Ok(())
+}
+
+impl fmt::Debug for Communicator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let engine = match &self.engine {
+            Engine::Solo => "solo",
+            Engine::InProcess(_) => "in-process",
+            #[cfg(feature = "mpi")]
+            Engine::Mpi(_) => "mpi",
+        };
+        f.debug_struct("Communicator")
+            .field("engine", &engine)
+            .field("rank", &self.rank())
+            .field("world_size", &self.world_size())
+            .finish()
+    }
+}

@@ -1,0 +1,59 @@
+//! Collectives as [`HostOp`]s, so `Autodiff` records their backward and gradients flow across ranks.
+
+use crate::backend::{HostOp, HostTensor};
+use crate::distributed::collective::{Collective, ReduceOp};
+use crate::distributed::communicator::Communicator;
+use crate::error::Result;
+
+pub(crate) struct CollectiveOp {
+    communicator: Communicator,
+    collective: Collective,
+}
+
+impl CollectiveOp {
+    pub(crate) fn new(communicator: Communicator, collective: Collective) -> Self {
+        Self { communicator, collective }
+    }
+}
+
+impl HostOp for CollectiveOp {
+    fn name(&self) -> &'static str {
+        self.collective.name()
+    }
+
+    fn forward(&self, input: HostTensor) -> Result<HostTensor> {
+        self.communicator.execute(self.collective, input)
+    }
+
+    /// The vector-Jacobian product of the collective, taking the global objective to be the sum of every rank's
+    /// loss. Each one is itself a collective, so every rank runs it in the same order during `backward()`.
+    fn backward(&self, grad_output: HostTensor) -> Result<HostTensor> {
+        let communicator = &self.communicator;
+        match self.collective {
+            // y = op(x_0, .., x_n) on every rank, so dL/dx_r = op(dL_0/dy, .., dL_n/dy).
+            Collective::AllReduce(op) => communicator.execute(Collective::AllReduce(op), grad_output),
+            // Only the root's input reaches the outputs, each of them once.
+            Collective::Broadcast { root } => {
+                let summed = communicator.execute(Collective::AllReduce(ReduceOp::Sum), grad_output)?;
+                if communicator.rank() == root {
+                    Ok(summed)
+                } else {
+                    Ok(HostTensor { data: vec![0.0; summed.data.len()], shape: summed.shape })
+                }
+            }
+            // Rank r's input is part r of every rank's output.
+            Collective::AllGather => communicator.execute(Collective::ReduceScatter(ReduceOp::Sum), grad_output),
+            // Part r of the reduction is rank r's output, so every rank's input gets every part's gradient.
+            Collective::ReduceScatter(op) => {
+                let mut gathered = communicator.execute(Collective::AllGather, grad_output)?;
+                if op == ReduceOp::Mean {
+                    let world_size = communicator.world_size() as f32;
+                    gathered.data.iter_mut().for_each(|value| *value /= world_size);
+                }
+                Ok(gathered)
+            }
+            // Carries no tensor; never recorded, but the identity is its honest derivative.
+            Collective::Barrier => Ok(grad_output),
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! The data phase of each collective once a meeting is complete: every rank works on its own part, in
+//! parallel, directly on the other ranks' buffers (no locks, no staging copies).
+
+use crate::distributed::collective::{ReduceOp, split_range};
+use crate::distributed::in_process::rendezvous::Meeting;
+use crate::error::{Error, Result};
+
+/// Elements reduced per block: small enough that a block of every rank stays in cache between passes.
+const BLOCK: usize = 4096;
+/// Parts start on multiples of this many elements (64 bytes), so two ranks never write one cache line.
+const ALIGN: usize = 16;
+
+/// In place: rank `rank` reduces part `rank` of every buffer and writes the result back into all of them.
+pub(crate) fn all_reduce(meeting: &Meeting, rank: usize, op: ReduceOp, len: usize) -> Result<()> {
+    let world_size = meeting.arrivals.len();
+    let part = aligned_part(len, world_size, rank);
+    let mut parts = Vec::with_capacity(world_size);
+    for arrival in &meeting.arrivals {
+        // SAFETY: the meeting protocol (shared_buffer.rs): owners keep their buffers until the leave barrier,
+        // and only this rank touches `part` of any buffer during the data phase.
+        parts.push(unsafe { arrival.buffer.slice_mut(part.clone()) }.ok_or_else(|| out_of_bounds("all_reduce"))?);
+    }
+    let Some((first, others)) = parts.split_first_mut() else {
+        return Ok(());
+    };
+    let scale = world_size as f32;
+    for start in (0..first.len()).step_by(BLOCK) {
+        let end = (start + BLOCK).min(first.len());
+        let accumulator = &mut first[start..end];
+        // Rank order, so every element is summed the same way whichever rank computes it.
+        for other in others.iter() {
+            accumulator.iter_mut().zip(&other[start..end]).for_each(|(sum, value)| *sum += value);
+        }
+        if op == ReduceOp::Mean {
+            accumulator.iter_mut().for_each(|sum| *sum /= scale);
+        }
+        for other in others.iter_mut() {
+            other[start..end].copy_from_slice(accumulator);
+        }
+    }
+    Ok(())
+}
+
+/// Every rank but the root copies the root's buffer into its own.
+pub(crate) fn broadcast(meeting: &Meeting, rank: usize, root: usize) -> Result<()> {
+    if rank == root {
+        return Ok(());
+    }
+    let (Some(source), Some(own)) = (meeting.arrivals.get(root), meeting.arrivals.get(rank)) else {
+        return Err(out_of_bounds("broadcast"));
+    };
+    let len = own.buffer.len();
+    // SAFETY: the root keeps its buffer until the leave barrier and nobody writes it during a broadcast; this
+    // rank's own buffer is read or written by no other rank during a broadcast.
+    let (values, own) = unsafe { (source.buffer.slice(0..len), own.buffer.slice_mut(0..len)) };
+    let (Some(values), Some(own)) = (values, own) else {
+        return Err(out_of_bounds("broadcast"));
+    };
+    own.copy_from_slice(values);
+    Ok(())
+}
+
+/// This rank's output: every rank's buffer, in rank order.
+pub(crate) fn all_gather(meeting: &Meeting, len: usize) -> Result<Vec<f32>> {
+    let mut output = Vec::with_capacity(len * meeting.arrivals.len());
+    for arrival in &meeting.arrivals {
+        // SAFETY: owners keep their buffers until the leave barrier and nobody writes them during a gather.
+        let values = unsafe { arrival.buffer.slice(0..len) }.ok_or_else(|| out_of_bounds("all_gather"))?;
+        output.extend_from_slice(values);
+    }
+    Ok(output)
+}
+
+/// This rank's output: part `rank` (of `len / world_size` elements) of the reduction of every buffer.
+pub(crate) fn reduce_scatter(meeting: &Meeting, rank: usize, op: ReduceOp, len: usize) -> Result<Vec<f32>> {
+    let world_size = meeting.arrivals.len();
+    let part_len = len / world_size;
+    let part = rank * part_len..(rank + 1) * part_len;
+    let mut output: Vec<f32> = Vec::new();
+    for (index, arrival) in meeting.arrivals.iter().enumerate() {
+        // SAFETY: owners keep their buffers until the leave barrier and nobody writes them during a
+        // reduce-scatter.
+        let values = unsafe { arrival.buffer.slice(part.clone()) }.ok_or_else(|| out_of_bounds("reduce_scatter"))?;
+        if index == 0 {
+            output.extend_from_slice(values);
+        } else {
+            output.iter_mut().zip(values).for_each(|(sum, value)| *sum += value);
+        }
+    }
+    if op == ReduceOp::Mean {
+        let scale = world_size as f32;
+        output.iter_mut().for_each(|sum| *sum /= scale);
+    }
+    Ok(output)
+}
+
+/// `split_range` with boundaries rounded to `ALIGN` elements.
+fn aligned_part(len: usize, world_size: usize, rank: usize) -> std::ops::Range<usize> {
+    let blocks = len.div_ceil(ALIGN);
+    let part = split_range(blocks, world_size, rank);
+    (part.start * ALIGN).min(len)..(part.end * ALIGN).min(len)
+}
+
+/// Buffers are checked against the agreed shape before the data phase, so this only guards the `unsafe` code
+/// against a bug elsewhere.
+fn out_of_bounds(op: &'static str) -> Error {
+    Error::invalid(op, "a rank's buffer does not match the agreed shape")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligned_parts_cover_everything_once() {
+        for len in [0, 1, 15, 16, 17, 1000, 4097] {
+            for world_size in 1..5 {
+                let parts: Vec<_> = (0..world_size).map(|rank| aligned_part(len, world_size, rank)).collect();
+                assert_eq!(parts.first().map(|part| part.start), Some(0));
+                assert_eq!(parts.last().map(|part| part.end), Some(len));
+                assert!(parts.windows(2).all(|pair| pair[0].end == pair[1].start), "{parts:?}");
+            }
+        }
+    }
+}

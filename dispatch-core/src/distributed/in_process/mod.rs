@@ -1,0 +1,93 @@
+//! The default engine: ranks are threads of this process that reduce through shared memory. No set-up.
+
+mod data;
+mod rendezvous;
+mod run;
+mod shared_buffer;
+
+use std::sync::Arc;
+
+pub(crate) use run::run;
+
+use crate::backend::HostTensor;
+use crate::distributed::collective::{Call, Collective, check_agreement};
+use crate::distributed::in_process::rendezvous::{Arrival, Group, Meeting};
+use crate::distributed::in_process::shared_buffer::SharedBuffer;
+use crate::error::Result;
+use crate::shape::Shape;
+
+/// One rank's view of an in-process group.
+pub(crate) struct InProcessEngine {
+    group: Arc<Group>,
+    rank: usize,
+}
+
+/// Where a collective left this rank's result.
+enum Output {
+    /// In the rank's own input buffer, under this shape.
+    InPlace(Shape),
+    /// In a new buffer.
+    Fresh(Vec<f32>, Shape),
+}
+
+impl InProcessEngine {
+    pub(crate) fn new(group: Arc<Group>, rank: usize) -> Self {
+        Self { group, rank }
+    }
+
+    pub(crate) fn rank(&self) -> usize {
+        self.rank
+    }
+
+    pub(crate) fn world_size(&self) -> usize {
+        self.group.world_size()
+    }
+
+    pub(crate) fn execute(
+        &self,
+        collective: Collective,
+        shape: Option<Shape>,
+        mut input: HostTensor,
+    ) -> Result<HostTensor> {
+        let op = collective.name();
+        let call = Call { collective, shape };
+        let arrival = Arrival { call: call.clone(), buffer: SharedBuffer::lend(&mut input.data) };
+        let meeting = self.group.meet(self.rank, arrival, op)?;
+        let output = self.work(&meeting, &call);
+        // Every rank leaves every meeting, even after a disagreement, so buffers are returned in step.
+        let left = self.group.leave(self.rank, op);
+        let output = output?;
+        left?;
+        Ok(match output {
+            Output::InPlace(shape) => HostTensor { data: input.data, shape },
+            Output::Fresh(data, shape) => HostTensor { data, shape },
+        })
+    }
+
+    /// Checks the arrivals agree, then runs this rank's part of the data phase.
+    fn work(&self, meeting: &Meeting, call: &Call) -> Result<Output> {
+        let calls: Vec<Call> = meeting.arrivals.iter().map(|arrival| arrival.call.clone()).collect();
+        check_agreement(call, &calls)?;
+        let Some(shape) = &call.shape else {
+            return Ok(Output::InPlace(Shape::new([0])));
+        };
+        let world_size = self.world_size();
+        let output_shape = call.collective.output_shape(shape, world_size)?;
+        let len = shape.num_elements();
+        match call.collective {
+            Collective::AllReduce(op) => {
+                data::all_reduce(meeting, self.rank, op, len)?;
+                Ok(Output::InPlace(output_shape))
+            }
+            Collective::Broadcast { root } => {
+                data::broadcast(meeting, self.rank, root)?;
+                Ok(Output::InPlace(output_shape))
+            }
+            Collective::AllGather => Ok(Output::Fresh(data::all_gather(meeting, len)?, output_shape)),
+            Collective::ReduceScatter(op) => {
+                Ok(Output::Fresh(data::reduce_scatter(meeting, self.rank, op, len)?, output_shape))
+            }
+            Collective::Barrier => Ok(Output::InPlace(output_shape)),
+        }
+    }
+}

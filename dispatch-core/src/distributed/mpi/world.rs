@@ -1,0 +1,102 @@
+//! The MPI world of this process: initialised once, finalised when the last handle goes away.
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::Duration;
+
+use ::mpi::Threading;
+use ::mpi::environment::Universe;
+use ::mpi::topology::SimpleCommunicator;
+use ::mpi::traits::Communicator as _;
+
+use crate::distributed::results::RankResults;
+use crate::error::{Error, Result};
+
+/// The MPI world of this process. Get it with [`MpiWorld::get`]; MPI is finalised when the last `Arc` to it
+/// (including those inside MPI devices) is dropped, and MPI cannot be initialised twice in one process.
+pub struct MpiWorld {
+    rank: usize,
+    size: usize,
+    channels: Mutex<Channels>,
+    // Declared last so it drops last: finalising MPI must come after freeing the communicators above.
+    _universe: Universe,
+}
+
+/// The MPI state every call goes through, one call at a time.
+pub(crate) struct Channels {
+    /// A duplicate of the world communicator, so user code that also uses MPI cannot interleave with ours.
+    pub collectives: SimpleCommunicator,
+    /// A second duplicate for the end-of-run check, which may overlap a peer's blocked collective.
+    pub epilogue: SimpleCommunicator,
+    /// Reused as the receive buffer of `all_reduce`, so steady-state training allocates nothing.
+    pub scratch: Vec<f32>,
+}
+
+// SAFETY: `SimpleCommunicator` holds an MPI handle (an opaque pointer in Open MPI) that MPI lets any thread use
+// as long as calls are serialised; MPI is initialised with at least `Threading::Serialized`, and every use goes
+// through the `Mutex` in `MpiWorld`.
+unsafe impl Send for Channels {}
+
+static WORLD: Mutex<Weak<MpiWorld>> = Mutex::new(Weak::new());
+
+impl MpiWorld {
+    /// The MPI world of this process, initialising MPI on first use.
+    pub fn get() -> Result<Arc<Self>> {
+        let mut slot = WORLD.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(world) = slot.upgrade() {
+            return Ok(world);
+        }
+        if ::mpi::environment::is_finalized() {
+            return Err(unavailable(
+                "MPI was finalised when the last MPI handle of this process was dropped, and MPI cannot be \
+                 initialised twice; keep an MPI device (or `MpiWorld`) alive while the program uses MPI",
+            ));
+        }
+        let Some((universe, threading)) = ::mpi::initialize_with_threading(Threading::Serialized) else {
+            return Err(unavailable("MPI was already initialised by other code in this process"));
+        };
+        if matches!(threading, Threading::Single | Threading::Funneled) {
+            return Err(unavailable(format!(
+                "this MPI library supports only {threading:?} threading; dispatch needs Serialized or Multiple"
+            )));
+        }
+        let world = universe.world();
+        let (rank, size) = (usize::try_from(world.rank()), usize::try_from(world.size()));
+        let (Ok(rank), Ok(size)) = (rank, size) else {
+            return Err(unavailable("MPI reported a negative rank or size"));
+        };
+        let channels = Channels { collectives: world.duplicate(), epilogue: world.duplicate(), scratch: Vec::new() };
+        let world = Arc::new(Self { rank, size, channels: Mutex::new(channels), _universe: universe });
+        *slot = Arc::downgrade(&world);
+        Ok(world)
+    }
+
+    /// This process's rank.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// The number of processes in the world.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Runs `work` once, for this process's rank, with its [`crate::distributed::Communicator`]: the engine
+    /// under MPI devices, for code that holds no derived device. Failure handling as in
+    /// [`crate::DistributedDevice::run`].
+    pub fn run<T>(
+        self: &Arc<Self>,
+        timeout: Duration,
+        work: impl FnOnce(crate::distributed::Communicator) -> Result<T>,
+    ) -> RankResults<T> {
+        RankResults::new(vec![(self.rank, super::run_rank(self, timeout, work))])
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Channels> {
+        // A panic while the lock was held happened outside MPI calls (they do not unwind), so the state is whole.
+        self.channels.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn unavailable(reason: impl Into<String>) -> Error {
+    Error::EngineUnavailable { engine: "mpi", reason: reason.into() }
+}

@@ -1,0 +1,153 @@
+//! The validated model the expansion works from: every variant has exactly one role and one field, names are
+//! valid and unique, so the expansion needs no checks of its own. Only `valid.rs` builds a user's model.
+
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, quote_spanned};
+use syn::{Attribute, Ident, Path, Type, Visibility};
+
+pub struct Model {
+    /// The enum the impls are for: the user's, or the generated local enum.
+    pub ident: Ident,
+    pub vis: Visibility,
+    /// `<crate>::__private01`, the one path generated code reaches dispatch-core through.
+    pub private: TokenStream,
+    pub items: ItemNames,
+    pub devices: Vec<Device>,
+}
+
+/// The names of the generated items, shared by the user's enum and its local enum.
+#[derive(Clone)]
+pub struct ItemNames {
+    pub backend: Ident,
+    pub tensor: Ident,
+    pub local: Ident,
+    pub base: Ident,
+    pub autodiff_tensor: Ident,
+}
+
+#[derive(Clone)]
+pub struct Device {
+    pub ident: Ident,
+    /// Carried onto every arm, variant and item generated for this device.
+    pub cfgs: Vec<Attribute>,
+    /// What `Display` writes and `FromStr` reads.
+    pub name: String,
+    /// Where the name comes from: the `#[dispatch(name = "...")]` literal, or the variant's name.
+    pub name_span: Span,
+    /// The field's type, with `Self` spelled as the user's enum so it means the same outside the enum.
+    pub field: Type,
+    pub role: Role,
+    /// Whether to generate `From<field>` for the enum; `#[dispatch(no_from)]` turns it off.
+    pub from_impl: bool,
+}
+
+#[derive(Clone)]
+pub enum Role {
+    /// Dispatches to this backend type.
+    Backend(Box<Type>),
+    /// Dispatches to `Autodiff<P>` for every backend `P` of the enum.
+    Autodiff,
+    /// A group of ranks; routed before any single-backend op.
+    Distributed,
+}
+
+impl ItemNames {
+    /// `{Enum}Backend` and so on, each overridable.
+    pub fn with_defaults(enum_ident: &Ident, options: &crate::attr::EnumOptions) -> Self {
+        let pick = |chosen: &Option<Ident>, suffix: &str| match chosen {
+            Some(ident) => ident.clone(),
+            None => format_ident!("{}{}", enum_ident, suffix),
+        };
+        ItemNames {
+            backend: pick(&options.backend, "Backend"),
+            tensor: pick(&options.tensor, "Tensor"),
+            local: pick(&options.local, "Local"),
+            base: pick(&options.base, "Base"),
+            autodiff_tensor: pick(&options.autodiff_tensor, "AutodiffTensor"),
+        }
+    }
+}
+
+/// `<crate>::__private01`, `::dispatch_core` unless `#[dispatch(crate = ...)]` says otherwise.
+pub fn private_path(krate: Option<&Path>) -> TokenStream {
+    match krate {
+        Some(krate) => quote!(#krate::__private01),
+        None => quote!(::dispatch_core::__private01),
+    }
+}
+
+impl Model {
+    pub fn backends(&self) -> impl Iterator<Item = (&Device, &Type)> {
+        self.devices.iter().filter_map(|device| match &device.role {
+            Role::Backend(backend) => Some((device, &**backend)),
+            Role::Autodiff | Role::Distributed => None,
+        })
+    }
+
+    pub fn autodiff(&self) -> Option<&Device> {
+        self.devices.iter().find(|device| matches!(device.role, Role::Autodiff))
+    }
+
+    pub fn has_distributed(&self) -> bool {
+        self.devices.iter().any(|device| matches!(device.role, Role::Distributed))
+    }
+
+    /// The local enum of an enum with `#[distributed]` variants: every other variant, under the local name. Its
+    /// autodiff variant holds `AutodiffDevice<Self>` of the local enum, so it is a device enum in its own right.
+    pub fn local_model(&self) -> Model {
+        let ident = self.items.local.clone();
+        let private = &self.private;
+        let devices = self
+            .devices
+            .iter()
+            .filter(|device| !matches!(device.role, Role::Distributed))
+            .map(|device| {
+                let mut local = device.clone();
+                if let Role::Autodiff = device.role {
+                    let span = device.field_span();
+                    local.field = syn::parse_quote_spanned!(span=> #private::AutodiffDevice<#ident>);
+                }
+                local
+            })
+            .collect();
+        Model { ident, vis: self.vis.clone(), private: self.private.clone(), items: self.items.clone(), devices }
+    }
+}
+
+impl Device {
+    pub fn field_span(&self) -> Span {
+        syn::spanned::Spanned::span(&self.field)
+    }
+
+    /// The cfg attributes, ready to put in front of an arm or item.
+    pub fn cfg(&self) -> TokenStream {
+        let cfgs = &self.cfgs;
+        quote!(#(#cfgs)*)
+    }
+
+    /// The name's literal, spanned on the variant.
+    pub fn name_literal(&self) -> TokenStream {
+        let name = &self.name;
+        quote_spanned!(self.ident.span()=> #name)
+    }
+}
+
+/// `tokens` with every `Self` replaced by `ident`, keeping each token's span.
+pub fn replace_self(tokens: TokenStream, ident: &Ident) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Ident(found) if found == "Self" => {
+                let mut replaced = ident.clone();
+                replaced.set_span(found.span());
+                TokenTree::Ident(replaced)
+            }
+            TokenTree::Group(group) => {
+                let mut replaced = Group::new(group.delimiter(), replace_self(group.stream(), ident));
+                replaced.set_span(group.span());
+                TokenTree::Group(replaced)
+            }
+            other => other,
+        })
+        .collect()
+}

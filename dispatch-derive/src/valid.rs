@@ -1,0 +1,245 @@
+//! Every rule the input must follow, in one place. Each broken rule is reported at the user's own tokens, and
+//! checking goes on after it so that the user sees every error at once.
+
+use std::collections::HashMap;
+
+use darling::Error;
+use darling::error::Accumulator;
+use proc_macro2::Span;
+use syn::ext::IdentExt;
+use syn::{Fields, Type};
+
+use crate::ast::{Input, Variant};
+use crate::attr::{RoleAttr, RoleKind};
+use crate::model::{self, Device, ItemNames, Model, Role};
+
+/// The model of a valid input. Whatever it finds wrong goes to `errors`; the model is only meant to be expanded
+/// when `errors` stays empty.
+pub fn check(input: &Input, errors: &mut Accumulator) -> Model {
+    let original = input.original;
+    check_not_generic(input, errors);
+    if input.variants.is_empty() {
+        errors.push(
+            Error::custom(format!(
+                "`{}` has no variants: a device enum needs at least one `#[backend(Path)]` variant",
+                original.ident
+            ))
+            .with_span(&original.ident),
+        );
+    }
+    let devices: Vec<Device> =
+        input.variants.iter().filter_map(|variant| device(variant, &original.ident, errors)).collect();
+    check_autodiff(&devices, input, errors);
+    check_has_backend(&devices, input, errors);
+    check_unique_names(&devices, errors);
+    Model {
+        ident: original.ident.clone(),
+        vis: original.vis.clone(),
+        private: model::private_path(input.options.krate.as_ref()),
+        items: ItemNames::with_defaults(&original.ident, &input.options),
+        devices,
+    }
+}
+
+fn check_not_generic(input: &Input, errors: &mut Accumulator) {
+    let generics = &input.original.generics;
+    if !generics.params.is_empty() || generics.where_clause.is_some() {
+        errors.push(
+            Error::custom(format!(
+                "`#[derive(Dispatch)]` does not support generic enums: `{}` must name its backends and devices \
+                 concretely, since each variant's backend is fixed at compile time",
+                input.original.ident
+            ))
+            .with_span(generics),
+        );
+    }
+}
+
+/// The device of one variant, if its role, field and name are all valid.
+fn device(variant: &Variant, enum_ident: &syn::Ident, errors: &mut Accumulator) -> Option<Device> {
+    let original = variant.original;
+    let role = role(variant, errors);
+    let field = field(original, errors);
+    let name = name(variant, errors);
+    let (role, field, (name, name_span)) = (role?, field?, name?);
+    Some(Device {
+        ident: original.ident.clone(),
+        cfgs: variant.cfgs.clone(),
+        name,
+        name_span,
+        field: syn::parse2(model::replace_self(quote::quote!(#field), enum_ident)).ok()?,
+        role,
+        from_impl: !variant.options.no_from.is_present(),
+    })
+}
+
+fn role(variant: &Variant, errors: &mut Accumulator) -> Option<Role> {
+    let ident = &variant.original.ident;
+    let mut roles = variant.roles.iter();
+    let Some(first) = roles.next() else {
+        errors.push(
+            Error::custom(format!(
+                "variant `{ident}` has no role: mark it `#[backend(Path)]`, `#[autodiff]` or `#[distributed]`"
+            ))
+            .with_span(ident),
+        );
+        return None;
+    };
+    let mut valid = true;
+    for extra in roles {
+        valid = false;
+        let message = if extra.kind == first.kind {
+            format!("variant `{ident}` has two `{}` attributes: a variant has exactly one role", extra.kind.attribute())
+        } else {
+            format!(
+                "variant `{ident}` has two roles, `{}` and `{}`: a variant has exactly one role",
+                first.kind.attribute(),
+                extra.kind.attribute()
+            )
+        };
+        errors.push(Error::custom(message).with_span(extra.original.path()));
+    }
+    valid.then(|| role_of(first))?
+}
+
+fn role_of(attr: &RoleAttr) -> Option<Role> {
+    match attr.kind {
+        RoleKind::Backend => attr.backend.clone().map(|backend| Role::Backend(Box::new(backend))),
+        RoleKind::Autodiff => Some(Role::Autodiff),
+        RoleKind::Distributed => Some(Role::Distributed),
+    }
+}
+
+/// The one unnamed field every variant holds its device in.
+fn field(variant: &syn::Variant, errors: &mut Accumulator) -> Option<Type> {
+    let ident = &variant.ident;
+    let problem = match &variant.fields {
+        Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
+            return fields.unnamed.first().map(|field| field.ty.clone());
+        }
+        Fields::Unnamed(fields) => format!(
+            "variant `{ident}` has {} fields: a variant holds exactly one device, e.g. `{ident}(<Candle as \
+             Backend>::Device)`",
+            fields.unnamed.len()
+        ),
+        Fields::Named(_) => format!(
+            "variant `{ident}` has named fields: write it as a tuple variant holding its device, e.g. \
+             `{ident}(<Candle as Backend>::Device)`"
+        ),
+        Fields::Unit => {
+            format!("variant `{ident}` holds no device: give it one field, e.g. `{ident}(<Candle as Backend>::Device)`")
+        }
+    };
+    errors.push(Error::custom(problem).with_span(ident));
+    None
+}
+
+/// The device's name: `#[dispatch(name = "...")]`, or the variant's name in lowercase.
+fn name(variant: &Variant, errors: &mut Accumulator) -> Option<(String, Span)> {
+    let Some(chosen) = &variant.options.name else {
+        let ident = &variant.original.ident;
+        return Some((ident.unraw().to_string().to_lowercase(), ident.span()));
+    };
+    let name = chosen.as_str();
+    let problem = if name.is_empty() {
+        Some("a device name cannot be empty".to_owned())
+    } else if name.contains(':') {
+        Some(format!(
+            "device name `{name}` cannot contain `:`, which separates an autodiff device from its base \
+             (`autodiff:candle`) and a distributed device from its ranks"
+        ))
+    } else if name.contains(',') {
+        Some(format!(
+            "device name `{name}` cannot contain `,`, which separates the ranks of a distributed device \
+             (`cluster:candle,ndarray`)"
+        ))
+    } else if name.chars().any(char::is_whitespace) {
+        Some(format!("device name `{name}` cannot contain whitespace"))
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => {
+            errors.push(syn::Error::new(chosen.span(), problem).into());
+            None
+        }
+        None => Some((name.to_owned(), chosen.span())),
+    }
+}
+
+/// At most one `#[autodiff]` variant, and it must not wrap a backend that is autodiff already.
+fn check_autodiff(devices: &[Device], input: &Input, errors: &mut Accumulator) {
+    let autodiff_roles =
+        input.variants.iter().flat_map(|variant| &variant.roles).filter(|role| role.kind == RoleKind::Autodiff);
+    for extra in autodiff_roles.skip(1) {
+        errors.push(
+            Error::custom(
+                "only one `#[autodiff]` variant is allowed: it already wraps every `#[backend]` variant of the enum",
+            )
+            .with_span(extra.original.path()),
+        );
+    }
+    if !devices.iter().any(|device| matches!(device.role, Role::Autodiff)) {
+        return;
+    }
+    for device in devices {
+        let Role::Backend(backend) = &device.role else { continue };
+        if names_autodiff_backend(backend) {
+            errors.push(
+                Error::custom(format!(
+                    "`{}` is an autodiff backend already, and the `#[autodiff]` variant would wrap it again: an \
+                     autodiff backend inside an autodiff backend is not allowed; name its base backend here instead",
+                    quote::quote!(#backend).to_string().replace(' ', "")
+                ))
+                .with_span(backend),
+            );
+        }
+    }
+}
+
+/// `Autodiff<..>` or `some::path::Autodiff<..>`: caught here for a clear message; the `BaseBackend` bound of the
+/// expansion catches aliases.
+fn names_autodiff_backend(backend: &Type) -> bool {
+    match backend {
+        Type::Path(path) => {
+            path.qself.is_none() && path.path.segments.last().is_some_and(|last| last.ident == "Autodiff")
+        }
+        _ => false,
+    }
+}
+
+/// `#[autodiff]` wraps the `#[backend]` variants and `#[distributed]` ranks run on the local ones: both need one.
+fn check_has_backend(devices: &[Device], input: &Input, errors: &mut Accumulator) {
+    let has_backend =
+        input.variants.iter().flat_map(|variant| &variant.roles).any(|role| role.kind == RoleKind::Backend);
+    if has_backend || input.variants.is_empty() {
+        return;
+    }
+    for device in devices {
+        let message = match device.role {
+            Role::Autodiff => "`#[autodiff]` needs a `#[backend]` variant to wrap, and the enum has none",
+            Role::Distributed => "`#[distributed]` needs a `#[backend]` variant for its ranks, and the enum has none",
+            Role::Backend(_) => continue,
+        };
+        errors.push(Error::custom(message).with_span(&device.ident));
+    }
+}
+
+/// `Display` and `FromStr` must be inverses, so no two variants may share a name.
+fn check_unique_names(devices: &[Device], errors: &mut Accumulator) {
+    let mut first_by_name: HashMap<&str, &Device> = HashMap::new();
+    for device in devices {
+        let Some(first) = first_by_name.get(device.name.as_str()) else {
+            first_by_name.insert(&device.name, device);
+            continue;
+        };
+        for (at, other) in [(*first, device), (device, *first)] {
+            let message = format!(
+                "variants `{}` and `{}` are both named `{}`: `Display` and `FromStr` need unique names; rename one \
+                 with `#[dispatch(name = \"...\")]`",
+                at.ident, other.ident, device.name
+            );
+            errors.push(syn::Error::new(at.name_span, message).into());
+        }
+    }
+}

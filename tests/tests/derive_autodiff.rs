@@ -1,0 +1,139 @@
+//! The `#[autodiff]` variant: `Autodiff<P>` over every backend of the enum, the third-party one included, with
+//! gradients equal to those of `Autodiff<P>` used directly and of backpropagation written by hand.
+
+mod derive_support;
+
+use derive_support::data::two_classes;
+use derive_support::host_backend::{HostBackend, HostDevice};
+use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDevice};
+use dispatch_core::nn::{Mlp, MlpGradients, one_hot};
+use dispatch_core::{AutodiffBackend, AutodiffDevice, Backend, DeviceOf, Dispatch, Error, Result, Tensor};
+use dispatch_tests::assert_close;
+
+#[derive(Clone, Debug, PartialEq, Dispatch)]
+pub enum Device {
+    #[backend(Candle)]
+    Candle(CandleDevice),
+    #[backend(NdArray)]
+    NdArray(NdArrayDevice),
+    #[backend(HostBackend)]
+    Host(HostDevice),
+    #[autodiff]
+    Autodiff(AutodiffDevice<Self>),
+}
+
+type T = Tensor<DeviceBackend>;
+
+fn autodiff(base: DeviceBase) -> Device {
+    Device::Autodiff(AutodiffDevice::new(base))
+}
+
+/// The data set and a freshly initialised model on `device`.
+fn setup<B: Backend>(device: &(impl DeviceOf<B> + ?Sized)) -> Result<(Mlp<B>, Tensor<B>, Tensor<B>)> {
+    let (features, labels) = two_classes(24);
+    let x = Tensor::<B>::from_vec(features, [24, 2], device)?;
+    let targets = one_hot::<B>(&labels, 2, device)?;
+    Ok((Mlp::new(2, 6, 2, 11, device)?, x, targets))
+}
+
+fn flat<B: Backend>(gradients: &MlpGradients<B>) -> Vec<f32> {
+    gradients.tensors().iter().flat_map(|tensor| tensor.to_vec().unwrap()).collect()
+}
+
+fn autodiff_gradients<B: AutodiffBackend>(device: &(impl DeviceOf<B> + ?Sized)) -> (f32, Vec<f32>) {
+    let (model, x, targets) = setup::<B>(device).unwrap();
+    let gradients = model.gradients_by_autodiff(&x, &targets).unwrap();
+    (gradients.loss, flat(&gradients))
+}
+
+#[test]
+fn names_list_one_autodiff_device_per_base() {
+    assert_eq!(Device::names(), &["candle", "ndarray", "host", "autodiff:candle", "autodiff:ndarray", "autodiff:host"]);
+    assert_eq!("gpu".parse::<DeviceBase>().unwrap_err().choices(), &["candle", "ndarray", "host"]);
+    assert_eq!(DeviceBase::NdArray(NdArrayDevice).to_string(), "ndarray");
+    for name in Device::names() {
+        assert_eq!(name.parse::<Device>().unwrap().to_string(), *name);
+    }
+    assert_eq!("autodiff:host".parse::<Device>().unwrap(), autodiff(DeviceBase::Host(HostDevice)));
+    let error = "autodiff:autodiff:host".parse::<Device>().unwrap_err();
+    assert_eq!(error.choices(), Device::names());
+}
+
+#[test]
+fn gradients_on_the_autodiff_variant_equal_those_of_autodiff_used_directly() {
+    let (direct_loss, direct) = autodiff_gradients::<Autodiff<NdArray>>(&NdArrayDevice);
+    let (loss, derived) = autodiff_gradients::<DeviceBackend>(&autodiff(DeviceBase::NdArray(NdArrayDevice)));
+    assert_eq!(loss, direct_loss);
+    assert_eq!(derived, direct, "the dispatch adds no arithmetic of its own");
+
+    let (model, x, targets) = setup::<NdArray>(&NdArrayDevice).unwrap();
+    let by_hand = model.gradients_by_hand(&x, &targets).unwrap();
+    assert_close(&derived, &flat(&by_hand), 1e-4);
+}
+
+#[test]
+fn every_base_backend_gives_the_same_gradients_under_autodiff() {
+    let (_, reference) = autodiff_gradients::<Autodiff<NdArray>>(&NdArrayDevice);
+    for base in [DeviceBase::Candle(CandleDevice::default()), DeviceBase::Host(HostDevice)] {
+        let (_, gradients) = autodiff_gradients::<DeviceBackend>(&autodiff(base.clone()));
+        assert_close(&gradients, &reference, 1e-4);
+    }
+    let (_, on_candle) = autodiff_gradients::<Autodiff<Candle>>(&CandleDevice::default());
+    assert_close(&on_candle, &reference, 1e-4);
+}
+
+#[test]
+fn training_steps_on_every_autodiff_device_follow_backprop_by_hand() {
+    let train = |device: &Device| -> Vec<f32> {
+        let (mut model, x, targets) = setup::<DeviceBackend>(device).unwrap();
+        (0..15)
+            .map(|_| {
+                let gradients = model.gradients_by_autodiff(&x, &targets).unwrap();
+                model = model.step(&gradients, 0.5).unwrap();
+                gradients.loss
+            })
+            .collect()
+    };
+    let (mut model, x, targets) = setup::<NdArray>(&NdArrayDevice).unwrap();
+    let reference: Vec<f32> = (0..15)
+        .map(|_| {
+            let gradients = model.gradients_by_hand(&x, &targets).unwrap();
+            model = model.step(&gradients, 0.5).unwrap();
+            gradients.loss
+        })
+        .collect();
+    assert!(reference[14] < reference[0] * 0.9, "the model learns: {reference:?}");
+    for name in ["autodiff:candle", "autodiff:ndarray", "autodiff:host"] {
+        assert_close(&train(&name.parse().unwrap()), &reference, 1e-4);
+    }
+}
+
+#[test]
+fn gradient_ops_on_a_device_without_autodiff_are_errors() {
+    let plain = T::ones([2], &Device::Host(HostDevice)).unwrap();
+    for (op, error) in
+        [("require_grad", plain.require_grad().unwrap_err()), ("backward", plain.backward().unwrap_err())]
+    {
+        let Error::NotDifferentiable { op: reported, device } = &error else { panic!("{error}") };
+        assert_eq!((*reported, device.as_str()), (op, "host"));
+    }
+    assert_eq!(plain.id(), None);
+    assert_eq!(plain.detach().unwrap().to_vec().unwrap(), vec![1.0, 1.0]);
+}
+
+#[test]
+fn autodiff_tensors_mix_only_with_their_own_base() {
+    let on = |name: &str| T::ones([2], &name.parse::<Device>().unwrap()).unwrap();
+    let error = on("autodiff:candle").add(&on("autodiff:ndarray")).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "`add` mixes devices: `autodiff:candle` and `autodiff:ndarray`; move one with `to_device` first"
+    );
+    assert!(matches!(on("ndarray").mul(&on("autodiff:ndarray")), Err(Error::DeviceMismatch { .. })));
+
+    let moved = on("ndarray").to_device(&"autodiff:ndarray".parse::<Device>().unwrap()).unwrap();
+    let tracked = moved.require_grad().unwrap();
+    let gradients = tracked.mul(&tracked).unwrap().sum().unwrap().backward().unwrap();
+    assert_eq!(tracked.grad(&gradients).unwrap().to_vec().unwrap(), vec![2.0, 2.0]);
+    assert_eq!(tracked.device().to_string(), "autodiff:ndarray");
+}

@@ -1,0 +1,294 @@
+//! `HostBackend`: a small third-party backend on plain `Vec<f32>`, written here against the public contract only,
+//! to show that a derived enum takes a backend from outside dispatch-core next to candle and ndarray, and that
+//! `Autodiff` wraps it once it opts into `BaseBackend`.
+
+use std::sync::Arc;
+
+use dispatch_core::{Backend, BaseBackend, DeviceOf, Error, Result, Shape};
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HostBackend;
+
+/// Host memory: the only device of `HostBackend`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostDevice;
+
+impl<B: Backend<Device = HostDevice>> DeviceOf<B> for HostDevice {
+    fn as_device(&self) -> &HostDevice {
+        self
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct HostTensor {
+    data: Arc<Vec<f32>>,
+    shape: Shape,
+}
+
+impl HostTensor {
+    fn new(data: Vec<f32>, shape: Shape) -> Self {
+        Self { data: Arc::new(data), shape }
+    }
+
+    fn map(&self, f: impl Fn(f32) -> f32) -> Result<Self> {
+        Ok(Self::new(self.data.iter().map(|&x| f(x)).collect(), self.shape.clone()))
+    }
+
+    /// Sizes of the dimensions before `axis`, of `axis`, and after it.
+    fn split_at_axis(&self, op: &'static str, axis: usize) -> Result<(usize, usize, usize)> {
+        self.shape.check_axis(op, axis)?;
+        let dims = self.shape.dims();
+        Ok((dims[..axis].iter().product(), dims[axis], dims[axis + 1..].iter().product()))
+    }
+
+    /// Applies `f` to every line along `axis`, which it turns into `out_len` values.
+    fn along_axis(
+        &self,
+        op: &'static str,
+        axis: usize,
+        out_len: usize,
+        f: impl Fn(&[f32]) -> Vec<f32>,
+    ) -> Result<Self> {
+        let (outer, len, inner) = self.split_at_axis(op, axis)?;
+        let mut out = vec![0.0; outer * out_len * inner];
+        let mut line = vec![0.0; len];
+        for o in 0..outer {
+            for k in 0..inner {
+                for (i, value) in line.iter_mut().enumerate() {
+                    *value = self.data[(o * len + i) * inner + k];
+                }
+                for (i, value) in f(&line).into_iter().enumerate() {
+                    out[(o * out_len + i) * inner + k] = value;
+                }
+            }
+        }
+        Ok(Self::new(out, self.shape.with_dim(axis, out_len)))
+    }
+}
+
+/// The index into a tensor of shape `dims` that broadcasts to the row-major `index` of `out`.
+fn broadcast_source(mut index: usize, out: &[usize], dims: &[usize]) -> usize {
+    let (mut source, mut stride) = (0, 1);
+    for (position, &size) in out.iter().enumerate().rev() {
+        let coordinate = index % size;
+        index /= size;
+        let offset = out.len() - dims.len();
+        if position >= offset && dims[position - offset] != 1 {
+            source += coordinate * stride;
+        }
+        if position >= offset {
+            stride *= dims[position - offset];
+        }
+    }
+    source
+}
+
+fn zip(op: &'static str, lhs: &HostTensor, rhs: &HostTensor, f: impl Fn(f32, f32) -> f32) -> Result<HostTensor> {
+    let shape = Shape::broadcast(op, &lhs.shape, &rhs.shape)?;
+    let out = shape.dims();
+    let data = (0..shape.num_elements())
+        .map(|i| {
+            f(
+                lhs.data[broadcast_source(i, out, lhs.shape.dims())],
+                rhs.data[broadcast_source(i, out, rhs.shape.dims())],
+            )
+        })
+        .collect();
+    Ok(HostTensor::new(data, shape))
+}
+
+impl Backend for HostBackend {
+    type Device = HostDevice;
+    type FloatTensor = HostTensor;
+
+    fn name() -> String {
+        "host".to_owned()
+    }
+
+    fn from_vec(data: Vec<f32>, shape: Shape, _: &HostDevice) -> Result<HostTensor> {
+        shape.check_non_empty("from_vec")?;
+        if data.len() != shape.num_elements() {
+            return Err(Error::invalid("from_vec", format!("{} values do not fill shape {shape}", data.len())));
+        }
+        Ok(HostTensor::new(data, shape))
+    }
+
+    fn full(shape: Shape, value: f32, _: &HostDevice) -> Result<HostTensor> {
+        shape.check_non_empty("full")?;
+        Ok(HostTensor::new(vec![value; shape.num_elements()], shape))
+    }
+
+    fn to_vec(tensor: &HostTensor) -> Result<Vec<f32>> {
+        Ok(tensor.data.to_vec())
+    }
+
+    fn shape(tensor: &HostTensor) -> Shape {
+        tensor.shape.clone()
+    }
+
+    fn device(_: &HostTensor) -> HostDevice {
+        HostDevice
+    }
+
+    fn to_device(tensor: &HostTensor, _: &HostDevice) -> Result<HostTensor> {
+        Ok(tensor.clone())
+    }
+
+    fn add(lhs: &HostTensor, rhs: &HostTensor) -> Result<HostTensor> {
+        zip("add", lhs, rhs, |a, b| a + b)
+    }
+
+    fn sub(lhs: &HostTensor, rhs: &HostTensor) -> Result<HostTensor> {
+        zip("sub", lhs, rhs, |a, b| a - b)
+    }
+
+    fn mul(lhs: &HostTensor, rhs: &HostTensor) -> Result<HostTensor> {
+        zip("mul", lhs, rhs, |a, b| a * b)
+    }
+
+    fn div(lhs: &HostTensor, rhs: &HostTensor) -> Result<HostTensor> {
+        zip("div", lhs, rhs, |a, b| a / b)
+    }
+
+    fn add_scalar(tensor: &HostTensor, scalar: f32) -> Result<HostTensor> {
+        tensor.map(|x| x + scalar)
+    }
+
+    fn mul_scalar(tensor: &HostTensor, scalar: f32) -> Result<HostTensor> {
+        tensor.map(|x| x * scalar)
+    }
+
+    fn powf_scalar(tensor: &HostTensor, exponent: f32) -> Result<HostTensor> {
+        tensor.map(|x| x.powf(exponent))
+    }
+
+    fn greater_scalar(tensor: &HostTensor, threshold: f32) -> Result<HostTensor> {
+        tensor.map(|x| if x > threshold { 1.0 } else { 0.0 })
+    }
+
+    fn neg(tensor: &HostTensor) -> Result<HostTensor> {
+        tensor.map(|x| -x)
+    }
+
+    fn exp(tensor: &HostTensor) -> Result<HostTensor> {
+        tensor.map(f32::exp)
+    }
+
+    fn log(tensor: &HostTensor) -> Result<HostTensor> {
+        tensor.map(f32::ln)
+    }
+
+    fn relu(tensor: &HostTensor) -> Result<HostTensor> {
+        tensor.map(|x| x.max(0.0))
+    }
+
+    fn sigmoid(tensor: &HostTensor) -> Result<HostTensor> {
+        tensor.map(|x| 1.0 / (1.0 + (-x).exp()))
+    }
+
+    fn tanh(tensor: &HostTensor) -> Result<HostTensor> {
+        tensor.map(f32::tanh)
+    }
+
+    fn matmul(lhs: &HostTensor, rhs: &HostTensor) -> Result<HostTensor> {
+        let shape = Shape::matmul(&lhs.shape, &rhs.shape)?;
+        let (l, r) = (lhs.shape.dims(), rhs.shape.dims());
+        let (m, k, n) = (l[l.len() - 2], l[l.len() - 1], r[r.len() - 1]);
+        let batches = shape.num_elements() / (m * n);
+        let mut out = vec![0.0; shape.num_elements()];
+        for b in 0..batches {
+            for i in 0..m {
+                for j in 0..n {
+                    out[(b * m + i) * n + j] =
+                        (0..k).map(|p| lhs.data[(b * m + i) * k + p] * rhs.data[(b * k + p) * n + j]).sum();
+                }
+            }
+        }
+        Ok(HostTensor::new(out, shape))
+    }
+
+    fn swap_dims(tensor: &HostTensor, dim0: usize, dim1: usize) -> Result<HostTensor> {
+        let shape = tensor.shape.swap_dims("swap_dims", dim0, dim1)?;
+        let (dims, out_dims) = (tensor.shape.dims(), shape.dims());
+        let mut strides = vec![1; dims.len()];
+        for axis in (0..dims.len().saturating_sub(1)).rev() {
+            strides[axis] = strides[axis + 1] * dims[axis + 1];
+        }
+        strides.swap(dim0, dim1);
+        let data = (0..shape.num_elements())
+            .map(|mut index| {
+                let mut source = 0;
+                for axis in (0..out_dims.len()).rev() {
+                    source += (index % out_dims[axis]) * strides[axis];
+                    index /= out_dims[axis];
+                }
+                tensor.data[source]
+            })
+            .collect();
+        Ok(HostTensor::new(data, shape))
+    }
+
+    fn reshape(tensor: &HostTensor, shape: Shape) -> Result<HostTensor> {
+        tensor.shape.check_reshape(&shape)?;
+        Ok(HostTensor { data: Arc::clone(&tensor.data), shape })
+    }
+
+    fn narrow(tensor: &HostTensor, axis: usize, start: usize, len: usize) -> Result<HostTensor> {
+        tensor.shape.check_narrow(axis, start, len)?;
+        tensor.along_axis("narrow", axis, len, |line| line[start..start + len].to_vec())
+    }
+
+    fn cat(tensors: &[HostTensor], axis: usize) -> Result<HostTensor> {
+        let shapes: Vec<Shape> = tensors.iter().map(|tensor| tensor.shape.clone()).collect();
+        let shape = Shape::concat(&shapes, axis)?;
+        let outer: usize = shape.dims()[..axis].iter().product();
+        let mut data = Vec::with_capacity(shape.num_elements());
+        for o in 0..outer {
+            for tensor in tensors {
+                let block = tensor.data.len() / outer;
+                data.extend_from_slice(&tensor.data[o * block..(o + 1) * block]);
+            }
+        }
+        Ok(HostTensor::new(data, shape))
+    }
+
+    fn sum(tensor: &HostTensor) -> Result<HostTensor> {
+        Ok(HostTensor::new(vec![tensor.data.iter().sum()], Shape::new([1])))
+    }
+
+    fn mean(tensor: &HostTensor) -> Result<HostTensor> {
+        Ok(HostTensor::new(vec![tensor.data.iter().sum::<f32>() / tensor.data.len() as f32], Shape::new([1])))
+    }
+
+    fn sum_dim(tensor: &HostTensor, axis: usize) -> Result<HostTensor> {
+        tensor.along_axis("sum_dim", axis, 1, |line| vec![line.iter().sum()])
+    }
+
+    fn mean_dim(tensor: &HostTensor, axis: usize) -> Result<HostTensor> {
+        tensor.along_axis("mean_dim", axis, 1, |line| vec![line.iter().sum::<f32>() / line.len() as f32])
+    }
+
+    fn log_softmax(tensor: &HostTensor, axis: usize) -> Result<HostTensor> {
+        let len = tensor.shape.dims().get(axis).copied().unwrap_or(0);
+        tensor.along_axis("log_softmax", axis, len, |line| {
+            let max = line.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let log_sum = line.iter().map(|&x| (x - max).exp()).sum::<f32>().ln() + max;
+            line.iter().map(|&x| x - log_sum).collect()
+        })
+    }
+
+    fn argmax(tensor: &HostTensor, axis: usize) -> Result<HostTensor> {
+        tensor.along_axis("argmax", axis, 1, |line| {
+            let mut best = 0;
+            for (i, &x) in line.iter().enumerate() {
+                if x > line[best] {
+                    best = i;
+                }
+            }
+            vec![best as f32]
+        })
+    }
+}
+
+/// Opting in: `Autodiff<HostBackend>` records gradients on top of it.
+impl BaseBackend for HostBackend {}

@@ -1,0 +1,190 @@
+//! Faults in an in-process group: every rank gets an `Err`, nobody hangs, and the next run is unaffected.
+
+use std::sync::Barrier;
+use std::time::Duration;
+
+use dispatch_core::distributed::{Collective, Communicator, ReduceOp, run_in_process};
+use dispatch_core::{Error, HostTensor, Shape};
+
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+fn host(data: Vec<f32>, dims: &[usize]) -> HostTensor {
+    HostTensor { data, shape: Shape::new(dims) }
+}
+
+fn sum_of_ranks(comm: &Communicator) -> dispatch_core::Result<f32> {
+    let output = comm.execute(Collective::AllReduce(ReduceOp::Sum), host(vec![comm.rank() as f32 + 1.0], &[1]))?;
+    Ok(output.data[0])
+}
+
+#[test]
+fn different_shapes_fail_on_every_rank_naming_the_shapes_and_the_group_goes_on() {
+    let results = run_in_process(2, TIMEOUT, |comm| {
+        let dims: &[usize] = if comm.rank() == 0 { &[2, 3] } else { &[3, 2] };
+        let mismatch = comm.execute(Collective::AllReduce(ReduceOp::Sum), host(vec![1.0; 6], dims));
+        // Every rank saw the same disagreement, so the group is still in step for the next call.
+        Ok((mismatch.map(drop), sum_of_ranks(&comm)?))
+    })
+    .unwrap()
+    .into_values()
+    .unwrap();
+    for (mismatch, sum) in results {
+        let error = mismatch.unwrap_err();
+        assert!(matches!(error, Error::CollectiveMismatch { op: "all_reduce", .. }), "{error}");
+        let message = error.to_string();
+        assert!(message.contains("rank 0 [2, 3]") && message.contains("rank 1 [3, 2]"), "{message}");
+        assert!(message.contains("f32"), "{message}");
+        assert_eq!(sum, 3.0);
+    }
+}
+
+#[test]
+fn different_collectives_fail_on_every_rank() {
+    let results = run_in_process(2, TIMEOUT, |comm| {
+        let collective =
+            if comm.rank() == 0 { Collective::AllReduce(ReduceOp::Sum) } else { Collective::Broadcast { root: 0 } };
+        Ok(comm.execute(collective, host(vec![1.0], &[1])).map(drop))
+    })
+    .unwrap()
+    .into_values()
+    .unwrap();
+    for result in results {
+        let message = result.unwrap_err().to_string();
+        assert!(message.contains("all_reduce(Sum)") && message.contains("broadcast(root 0)"), "{message}");
+    }
+}
+
+#[test]
+fn a_broadcast_root_out_of_range_fails_on_every_rank() {
+    let results = run_in_process(2, TIMEOUT, |comm| {
+        Ok(comm.execute(Collective::Broadcast { root: 2 }, host(vec![1.0], &[1])).map(drop))
+    })
+    .unwrap()
+    .into_values()
+    .unwrap();
+    for result in results {
+        let error = result.unwrap_err();
+        assert!(matches!(error, Error::InvalidArgument { op: "broadcast", .. }), "{error}");
+        assert!(error.to_string().contains("root rank 2 is out of range for a group of 2"), "{error}");
+    }
+}
+
+#[test]
+fn a_reduce_scatter_that_cannot_split_evenly_fails_on_every_rank() {
+    let results = run_in_process(2, TIMEOUT, |comm| {
+        Ok(comm.execute(Collective::ReduceScatter(ReduceOp::Sum), host(vec![1.0; 3], &[3])).map(drop))
+    })
+    .unwrap()
+    .into_values()
+    .unwrap();
+    for result in results {
+        assert!(result.unwrap_err().to_string().contains("cannot split evenly"));
+    }
+}
+
+#[test]
+fn values_that_do_not_fill_the_shape_are_rejected() {
+    let results = run_in_process(1, TIMEOUT, |comm| Ok(comm.execute(Collective::AllGather, host(vec![1.0], &[2]))))
+        .unwrap()
+        .into_values()
+        .unwrap();
+    assert!(matches!(results[0], Err(Error::InvalidArgument { op: "all_gather", .. })));
+}
+
+#[test]
+fn a_rank_that_errors_fails_the_others_and_the_run_reports_its_error() {
+    let results = run_in_process(3, TIMEOUT, |comm| {
+        if comm.rank() == 2 {
+            return Err(Error::invalid("load_batch", "no such file"));
+        }
+        sum_of_ranks(&comm)
+    })
+    .unwrap();
+    for rank in 0..2 {
+        let error = results.get(rank).unwrap().as_ref().unwrap_err();
+        assert!(matches!(error, Error::PeerFailed { op: "all_reduce", .. }), "{error}");
+        assert!(error.to_string().contains("rank 2 returned an error") && error.to_string().contains("no such file"));
+    }
+    // The root cause, not the failures it caused.
+    let error = results.into_values().unwrap_err();
+    assert!(matches!(error, Error::InvalidArgument { op: "load_batch", .. }), "{error}");
+}
+
+#[test]
+fn a_rank_that_panics_fails_the_others_instead_of_hanging() {
+    let results = run_in_process(2, TIMEOUT, |comm| {
+        if comm.rank() == 1 {
+            panic!("out of memory in rank 1");
+        }
+        sum_of_ranks(&comm)
+    })
+    .unwrap();
+    let error = results.get(0).unwrap().as_ref().unwrap_err();
+    assert!(error.to_string().contains("rank 1 panicked: out of memory in rank 1"), "{error}");
+    let own = results.get(1).unwrap().as_ref().unwrap_err();
+    assert!(matches!(own, Error::RankPanicked { rank: 1, .. }), "{own}");
+}
+
+#[test]
+fn a_rank_that_makes_fewer_calls_fails_the_others() {
+    let results = run_in_process(2, TIMEOUT, |comm| {
+        sum_of_ranks(&comm)?;
+        if comm.rank() == 0 {
+            sum_of_ranks(&comm)?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    let error = results.get(0).unwrap().as_ref().unwrap_err();
+    assert!(error.to_string().contains("rank 1 finished its work without making this call"), "{error}");
+    assert!(results.get(1).unwrap().is_ok());
+}
+
+#[test]
+fn a_rank_that_does_not_join_in_time_makes_the_collective_time_out_on_every_rank() {
+    let timeout = Duration::from_millis(50);
+    // Rank 1 joins only after rank 0 has given up, so rank 0 must time out, whatever the machine's speed.
+    let rank_0_gave_up = Barrier::new(2);
+    let results = run_in_process(2, timeout, |comm| {
+        if comm.rank() == 0 {
+            let result = sum_of_ranks(&comm);
+            rank_0_gave_up.wait();
+            result
+        } else {
+            rank_0_gave_up.wait();
+            sum_of_ranks(&comm)
+        }
+    })
+    .unwrap();
+    let error = results.get(0).unwrap().as_ref().unwrap_err();
+    assert!(matches!(error, Error::CollectiveTimeout { rank: 0, missing, .. } if missing == &vec![1]), "{error}");
+    let late = results.get(1).unwrap().as_ref().unwrap_err();
+    assert!(late.to_string().contains("rank 0 timed out after 50ms waiting for rank(s) [1]"), "{late}");
+}
+
+#[test]
+fn a_failed_run_does_not_poison_the_next() {
+    let failed = run_in_process(2, TIMEOUT, |comm| {
+        if comm.rank() == 0 {
+            return Err(Error::invalid("step", "diverged"));
+        }
+        sum_of_ranks(&comm)
+    })
+    .unwrap();
+    assert!(failed.into_values().is_err());
+    let sums = run_in_process(2, TIMEOUT, |comm| sum_of_ranks(&comm)).unwrap().into_values().unwrap();
+    assert_eq!(sums, vec![3.0, 3.0]);
+}
+
+#[test]
+fn a_communicator_kept_after_its_run_fails_cleanly() {
+    let kept = run_in_process(2, TIMEOUT, Ok).unwrap().into_values().unwrap();
+    let error = sum_of_ranks(&kept[0]).unwrap_err();
+    assert!(matches!(error, Error::PeerFailed { .. }), "{error}");
+}
+
+#[test]
+fn a_timeout_too_long_to_represent_means_no_timeout() {
+    let sums = run_in_process(2, Duration::MAX, |comm| sum_of_ranks(&comm)).unwrap().into_values().unwrap();
+    assert_eq!(sums, vec![3.0, 3.0]);
+}

@@ -1,0 +1,137 @@
+//! The MPI engine, run for real: `mpirun -np 2 ... distributed_mpi-<hash> --nocapture` (see `.ci/mpi`). Each
+//! process checks its MPI results against the in-process engine on the same data, computed in the same binary.
+//!
+//! Skipped, with a note on stderr, when built without the `mpi` feature or not started by `mpirun`; with
+//! `DISPATCH_REQUIRE_MPI=1` set (as `.ci/mpi` does) a skip is a failure instead.
+
+use std::io::Write;
+
+#[cfg(feature = "mpi")]
+mod distributed_support;
+
+fn skip(reason: &str) {
+    assert!(std::env::var_os("DISPATCH_REQUIRE_MPI").is_none(), "DISPATCH_REQUIRE_MPI is set, but {reason}");
+    // Written past the test harness's capture, so a skip is visible in a plain `cargo test`.
+    let _ = writeln!(std::io::stderr(), "distributed_mpi: SKIPPED, {reason}");
+}
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn mpi_collectives_match_the_in_process_engine() {
+    skip("dispatch-tests was built without its `mpi` feature (cargo test --features mpi, under mpirun)");
+}
+
+#[cfg(feature = "mpi")]
+#[test]
+fn mpi_collectives_match_the_in_process_engine() {
+    if !dispatch_core::distributed::mpi::launched_by_mpirun() {
+        skip("this process was not started by mpirun (see .ci/mpi for the command)");
+        return;
+    }
+    checks::run_all();
+}
+
+#[cfg(feature = "mpi")]
+mod checks {
+    use std::time::Duration;
+
+    use dispatch_core::distributed::mpi::MpiWorld;
+    use dispatch_core::distributed::{self, Collective, Communicator, ReduceOp, run_in_process};
+    use dispatch_core::{Error, HostTensor, Result, Shape};
+
+    use super::distributed_support::{Device, train};
+
+    const TIMEOUT: Duration = Duration::from_secs(60);
+
+    fn host(data: Vec<f32>, dims: &[usize]) -> HostTensor {
+        HostTensor { data, shape: Shape::new(dims) }
+    }
+
+    /// Rank `rank`'s values: irregular, so a wrong order or a missed element shows.
+    fn rank_values(rank: usize, len: usize) -> Vec<f32> {
+        (0..len).map(|i| ((i * 7 + rank * 13) as f32 * 0.37).sin() * (rank as f32 + 1.5)).collect()
+    }
+
+    /// The collectives compared between engines, each on this rank's values.
+    fn cases() -> Vec<(Collective, Vec<usize>)> {
+        vec![
+            (Collective::AllReduce(ReduceOp::Sum), vec![1000, 33]),
+            (Collective::AllReduce(ReduceOp::Mean), vec![5, 7]),
+            (Collective::Broadcast { root: 1 }, vec![64]),
+            (Collective::AllGather, vec![3, 4]),
+            (Collective::ReduceScatter(ReduceOp::Sum), vec![8, 5]),
+            (Collective::ReduceScatter(ReduceOp::Mean), vec![4, 2]),
+            // More dimensions than the MPI header carries inline: takes the second exchange.
+            (Collective::AllReduce(ReduceOp::Sum), vec![2, 1, 2, 1, 2, 1, 3, 2]),
+            (Collective::AllGather, vec![0, 3]),
+        ]
+    }
+
+    fn run_cases(comm: &Communicator) -> Result<Vec<HostTensor>> {
+        cases()
+            .into_iter()
+            .map(|(collective, dims)| {
+                let len = dims.iter().product();
+                comm.execute(collective, host(rank_values(comm.rank(), len), &dims))
+            })
+            .collect()
+    }
+
+    pub fn run_all() {
+        let world = MpiWorld::get().unwrap();
+        assert_eq!(world.size(), 2, "run this test with `mpirun -np 2`");
+        let rank = world.rank();
+        let expected = run_in_process(world.size(), TIMEOUT, |comm| run_cases(&comm)).unwrap().into_values().unwrap();
+        let results = world.run(TIMEOUT, |comm| {
+            let outputs = run_cases(&comm)?;
+            faults(&comm)?;
+            comm.barrier()?;
+            Ok(outputs)
+        });
+        let outputs = results.into_values().unwrap().remove(0);
+        // Two ranks add in either order to the same f32, so the engines agree exactly.
+        for ((collective, _), (mpi, in_process)) in cases().iter().zip(outputs.iter().zip(&expected[rank])) {
+            assert_eq!(mpi, in_process, "rank {rank}: {collective} differs between MPI and in-process");
+        }
+        println!("distributed_mpi: rank {rank}: {} collectives equal to the in-process engine", outputs.len());
+        training_matches_the_in_process_cluster(rank);
+    }
+
+    /// The same data-parallel training through a derived device: `cluster:mpi:...` against 2 in-process ranks.
+    fn training_matches_the_in_process_cluster(rank: usize) {
+        let in_process: Device = "cluster:autodiff:ndarray,autodiff:ndarray".parse().unwrap();
+        let expected = distributed::run(&in_process, train).into_values().unwrap();
+        let mpi: Device = "cluster:mpi:autodiff:ndarray".parse().unwrap();
+        assert_eq!(mpi.to_string(), "cluster:mpi:autodiff:ndarray");
+        let curve = distributed::run(&mpi, train).into_values().unwrap().remove(0);
+        assert_eq!(curve, expected[rank], "rank {rank}: the MPI loss curve differs from the in-process one");
+        println!(
+            "distributed_mpi: rank {rank}: {} training steps, loss curve equal to the in-process cluster",
+            curve.len()
+        );
+    }
+
+    /// Disagreements and bad arguments are an `Err` on every rank, and the world carries on.
+    fn faults(comm: &Communicator) -> Result<()> {
+        let dims: &[usize] = if comm.rank() == 0 { &[2, 3] } else { &[3, 2] };
+        let error = comm.execute(Collective::AllReduce(ReduceOp::Sum), host(vec![1.0; 6], dims)).unwrap_err();
+        assert!(matches!(error, Error::CollectiveMismatch { .. }), "{error}");
+        assert!(error.to_string().contains("rank 0 [2, 3], rank 1 [3, 2]"), "{error}");
+
+        let long: &[usize] = if comm.rank() == 0 { &[1, 1, 1, 1, 1, 1, 1, 2] } else { &[1, 1, 1, 1, 1, 1, 2, 1] };
+        let error = comm.execute(Collective::AllGather, host(vec![1.0; 2], long)).unwrap_err();
+        assert!(error.to_string().contains("rank 1 [1, 1, 1, 1, 1, 1, 2, 1]"), "{error}");
+
+        let collective =
+            if comm.rank() == 0 { Collective::AllReduce(ReduceOp::Mean) } else { Collective::AllReduce(ReduceOp::Sum) };
+        let error = comm.execute(collective, host(vec![1.0], &[1])).unwrap_err();
+        assert!(error.to_string().contains("all_reduce(Mean)"), "{error}");
+
+        let error = comm.execute(Collective::Broadcast { root: 5 }, host(vec![1.0], &[1])).unwrap_err();
+        assert!(error.to_string().contains("root rank 5 is out of range for a group of 2"), "{error}");
+
+        let sum = comm.execute(Collective::AllReduce(ReduceOp::Sum), host(vec![comm.rank() as f32 + 1.0], &[1]))?;
+        assert_eq!(sum.data, vec![3.0]);
+        Ok(())
+    }
+}

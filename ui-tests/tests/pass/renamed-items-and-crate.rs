@@ -1,0 +1,25 @@
+//! Every generated name can be chosen, and a renamed dependency is reached through `crate = ...`.
+
+use dispatch_core as dc;
+use dc::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
+use dc::{Dispatch, DistributedDevice, Tensor};
+
+#[derive(Clone, Debug, PartialEq, Dispatch)]
+#[dispatch(crate = dc, backend = Engine, tensor = EngineTensor, local = Single)]
+pub enum Device {
+    #[backend(Candle)]
+    #[dispatch(name = "candle")]
+    Cpu(CandleDevice),
+    #[cfg(all(unix, not(unix)))]
+    #[backend(NdArray)]
+    NdArray(NdArrayDevice),
+    #[distributed]
+    Cluster(DistributedDevice<Self>),
+}
+
+fn main() {
+    let device = Single::Cpu(CandleDevice::default());
+    let tensor: Result<Tensor<Engine>, _> = Tensor::zeros([2], &device);
+    let _: Option<EngineTensor> = tensor.ok().map(Tensor::into_primitive);
+    assert_eq!(Device::names(), &["candle", "cluster"]);
+}

@@ -1,0 +1,12 @@
+use dispatch_core::backends::{Candle, CandleDevice};
+use dispatch_core::Dispatch;
+
+#[derive(Clone, Debug, PartialEq, Dispatch)]
+pub enum Device {
+    #[backend(Candle)]
+    Cpu(CandleDevice),
+    #[autodiff]
+    Autodiff(CandleDevice),
+}
+
+fn main() {}

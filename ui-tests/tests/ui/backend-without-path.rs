@@ -1,0 +1,10 @@
+use dispatch_core::backends::CandleDevice;
+use dispatch_core::Dispatch;
+
+#[derive(Clone, Debug, PartialEq, Dispatch)]
+pub enum Device {
+    #[backend]
+    Cpu(CandleDevice),
+}
+
+fn main() {}

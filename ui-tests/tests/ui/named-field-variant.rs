@@ -1,0 +1,10 @@
+use dispatch_core::backends::{Candle, CandleDevice};
+use dispatch_core::Dispatch;
+
+#[derive(Clone, Debug, PartialEq, Dispatch)]
+pub enum Device {
+    #[backend(Candle)]
+    Cpu { device: CandleDevice },
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+use dispatch_core::backends::{Candle, CandleDevice};
+use dispatch_core::{Dispatch, DistributedDevice, Tensor};
+
+#[derive(Clone, Debug, PartialEq, Dispatch)]
+pub enum Device {
+    #[backend(Candle)]
+    Cpu(CandleDevice),
+    #[distributed]
+    Cluster(DistributedDevice<Self>),
+}
+
+fn main() {
+    let device = Device::Cpu(CandleDevice::default());
+    let _ = Tensor::<DeviceBackend>::zeros([2], &device);
+}

@@ -1,0 +1,8 @@
+use dispatch_core::Dispatch;
+
+#[derive(Dispatch)]
+pub union Device {
+    cpu: u8,
+}
+
+fn main() {}
