@@ -4,10 +4,13 @@
 //! `Autodiff<Candle>` against candle's own `Var` + `backward()` on the same computation, and `Autodiff<NdArray>`;
 //! the forward alone too, so that the cost of the backward pass shows. Hand-written backpropagation and the
 //! untracked forward are there for reference. Every implementation's loss and gradients are checked against
-//! candle's own before anything is timed.
+//! candle's own before anything is timed. The same step through a derived enum's `#[autodiff]` variant shows what
+//! the dispatch costs in a real step.
 
 #[path = "autodiff/candle_var.rs"]
 mod candle_var;
+#[path = "autodiff/derived.rs"]
+mod derived;
 
 use std::hint::black_box;
 
@@ -17,6 +20,7 @@ use dispatch_core::nn::{Mlp, MlpGradients, one_hot};
 use dispatch_core::{AutodiffBackend, Backend, Result, Tensor};
 
 use self::candle_var::CandleVarMlp;
+use self::derived::{DeviceBackend, DeviceBase, autodiff};
 
 const BATCH: usize = 64;
 const INPUTS: usize = 784;
@@ -112,10 +116,15 @@ fn mlp_step(c: &mut Criterion) {
 
     let autodiff_candle = Setup::<Autodiff<Candle>>::new(&CandleDevice::cpu()).expect("setup");
     let autodiff_ndarray = Setup::<Autodiff<NdArray>>::new(&NdArrayDevice).expect("setup");
+    let derived_candle =
+        Setup::<DeviceBackend>::new(&autodiff(DeviceBase::Candle(CandleDevice::cpu()))).expect("setup");
+    let derived_ndarray = Setup::<DeviceBackend>::new(&autodiff(DeviceBase::NdArray(NdArrayDevice))).expect("setup");
     let candle = Setup::<Candle>::new(&CandleDevice::cpu()).expect("setup");
     let ndarray = Setup::<NdArray>::new(&NdArrayDevice).expect("setup");
     checked("autodiff_candle", autodiff_candle.step(), &reference);
     checked("autodiff_ndarray", autodiff_ndarray.step(), &reference);
+    checked("derived_autodiff_candle", derived_candle.step(), &reference);
+    checked("derived_autodiff_ndarray", derived_ndarray.step(), &reference);
     checked("by_hand_candle", candle.step_by_hand(), &reference);
     checked("by_hand_ndarray", ndarray.step_by_hand(), &reference);
 
@@ -123,6 +132,8 @@ fn mlp_step(c: &mut Criterion) {
     group.bench_function("candle_var", |b| b.iter(|| black_box(black_box(&candle_own).step())));
     group.bench_function("autodiff_candle", |b| b.iter(|| black_box(black_box(&autodiff_candle).step())));
     group.bench_function("autodiff_ndarray", |b| b.iter(|| black_box(black_box(&autodiff_ndarray).step())));
+    group.bench_function("derived_autodiff_candle", |b| b.iter(|| black_box(black_box(&derived_candle).step())));
+    group.bench_function("derived_autodiff_ndarray", |b| b.iter(|| black_box(black_box(&derived_ndarray).step())));
     group.bench_function("by_hand_candle", |b| b.iter(|| black_box(black_box(&candle).step_by_hand())));
     group.bench_function("by_hand_ndarray", |b| b.iter(|| black_box(black_box(&ndarray).step_by_hand())));
     group.finish();
@@ -131,6 +142,8 @@ fn mlp_step(c: &mut Criterion) {
     group.bench_function("candle_var", |b| b.iter(|| black_box(black_box(&candle_own).forward())));
     group.bench_function("autodiff_candle", |b| b.iter(|| black_box(black_box(&autodiff_candle).forward())));
     group.bench_function("autodiff_ndarray", |b| b.iter(|| black_box(black_box(&autodiff_ndarray).forward())));
+    group.bench_function("derived_autodiff_candle", |b| b.iter(|| black_box(black_box(&derived_candle).forward())));
+    group.bench_function("derived_autodiff_ndarray", |b| b.iter(|| black_box(black_box(&derived_ndarray).forward())));
     group.bench_function("untracked_candle", |b| b.iter(|| black_box(black_box(&candle).untracked_forward())));
     group.bench_function("untracked_ndarray", |b| b.iter(|| black_box(black_box(&ndarray).untracked_forward())));
     group.finish();

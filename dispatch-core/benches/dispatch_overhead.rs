@@ -5,25 +5,35 @@
 //! `match` over an enum (what `enum_dispatch` generates). A tiny op (a 1-element add), where the overhead shows,
 //! and heavy ops (matmul 256x256 and 1024x1024, exp over 1M elements), where it must vanish; on candle and ndarray.
 //!
-//! Each design's result is checked against (a)'s before it is timed, so all four do the same work.
+//! Each design's result is checked against (a)'s before it is timed, so all four do the same work. Criterion times
+//! each design; with `DISPATCH_PAIRED=1` in the environment, the ratios of (b) against the others are also measured
+//! in alternating rounds (see `overhead/paired.rs`), which resolves them far more finely on a noisy machine.
 
 #[path = "overhead/box_dyn.rs"]
 mod box_dyn;
+#[path = "overhead/derived.rs"]
+mod derived;
 #[path = "overhead/hand_match.rs"]
 mod hand_match;
+#[path = "overhead/operand.rs"]
+mod operand;
+#[path = "overhead/paired.rs"]
+mod paired;
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main, measurement::WallTime};
+use criterion::{BenchmarkGroup, Criterion, SamplingMode, measurement::WallTime};
 use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::{Backend, Result, Tensor};
 
 use self::box_dyn::{DynTensor, boxed};
+use self::derived::{DeviceBackend, DeviceTensor};
 use self::hand_match::HandTensor;
+use self::operand::{Add, Exp, Matmul, Op, Operand};
 
-#[derive(Clone, Copy, Debug)]
-enum Op {
+#[derive(Clone, Copy)]
+enum OpKind {
     Add,
     Matmul,
     Exp,
@@ -31,179 +41,132 @@ enum Op {
 
 struct Workload {
     name: &'static str,
-    op: Op,
+    op: OpKind,
     lhs: Vec<usize>,
     rhs: Vec<usize>,
+    /// Tens of milliseconds per call: sampled flat, so the run stays short without cutting the sample count.
+    slow: bool,
 }
 
 fn workloads() -> Vec<Workload> {
-    let workload = |name, op, lhs: &[usize], rhs: &[usize]| Workload { name, op, lhs: lhs.to_vec(), rhs: rhs.to_vec() };
+    let workload = |name, op, lhs: &[usize], rhs: &[usize], slow| Workload {
+        name,
+        op,
+        lhs: lhs.to_vec(),
+        rhs: rhs.to_vec(),
+        slow,
+    };
     vec![
-        workload("add_1", Op::Add, &[1], &[1]),
-        workload("matmul_256", Op::Matmul, &[256, 256], &[256, 256]),
-        workload("matmul_1024", Op::Matmul, &[1024, 1024], &[1024, 1024]),
-        // exp is unary: the right operand is generated but unused, as it is by every design.
-        workload("exp_1m", Op::Exp, &[1_000_000], &[1]),
+        workload("add_1", OpKind::Add, &[1], &[1], false),
+        workload("matmul_256", OpKind::Matmul, &[256, 256], &[256, 256], false),
+        workload("matmul_1024", OpKind::Matmul, &[1024, 1024], &[1024, 1024], true),
+        // exp is unary: the right operand is built but unused, by every design alike.
+        workload("exp_1m", OpKind::Exp, &[1_000_000], &[1], false),
     ]
 }
 
-/// The ops under test, as each design spells them. Every impl only forwards, so the designs differ only in how
-/// they reach the backend.
-trait Operand: Sized {
-    fn add(&self, rhs: &Self) -> Result<Self>;
-    fn matmul(&self, rhs: &Self) -> Result<Self>;
-    fn exp(&self) -> Result<Self>;
-    fn values(&self) -> Result<Vec<f32>>;
+/// The operands of one workload in every design, all built from the same host values.
+struct Designs<B: Backend> {
+    direct: (Tensor<B>, Tensor<B>),
+    derived: (Tensor<DeviceBackend>, Tensor<DeviceBackend>),
+    boxed: (Box<dyn DynTensor>, Box<dyn DynTensor>),
+    hand: (HandTensor, HandTensor),
 }
 
-impl<B: Backend> Operand for Tensor<B> {
-    #[inline]
-    fn add(&self, rhs: &Self) -> Result<Self> {
-        Tensor::add(self, rhs)
-    }
-
-    #[inline]
-    fn matmul(&self, rhs: &Self) -> Result<Self> {
-        Tensor::matmul(self, rhs)
-    }
-
-    #[inline]
-    fn exp(&self) -> Result<Self> {
-        Tensor::exp(self)
-    }
-
-    fn values(&self) -> Result<Vec<f32>> {
-        self.to_vec()
-    }
+/// How a tensor of backend `B` becomes an operand of designs (b) and (d).
+struct Wrap<B: Backend> {
+    derived: fn(Tensor<B>) -> Tensor<DeviceBackend>,
+    hand: fn(Tensor<B>) -> HandTensor,
 }
 
-impl Operand for Box<dyn DynTensor> {
-    #[inline]
-    fn add(&self, rhs: &Self) -> Result<Self> {
-        DynTensor::add(&**self, &**rhs)
-    }
-
-    #[inline]
-    fn matmul(&self, rhs: &Self) -> Result<Self> {
-        DynTensor::matmul(&**self, &**rhs)
-    }
-
-    #[inline]
-    fn exp(&self) -> Result<Self> {
-        DynTensor::exp(&**self)
-    }
-
-    fn values(&self) -> Result<Vec<f32>> {
-        self.to_vec()
-    }
-}
-
-impl Operand for HandTensor {
-    #[inline]
-    fn add(&self, rhs: &Self) -> Result<Self> {
-        HandTensor::add(self, rhs)
-    }
-
-    #[inline]
-    fn matmul(&self, rhs: &Self) -> Result<Self> {
-        HandTensor::matmul(self, rhs)
-    }
-
-    #[inline]
-    fn exp(&self) -> Result<Self> {
-        HandTensor::exp(self)
-    }
-
-    fn values(&self) -> Result<Vec<f32>> {
-        self.to_vec()
-    }
-}
-
-/// The inputs of a workload, in host memory; every design builds its tensors from these same values.
-struct Inputs {
-    lhs: Vec<f32>,
-    rhs: Vec<f32>,
-    lhs_shape: Vec<usize>,
-    rhs_shape: Vec<usize>,
-}
-
-impl Inputs {
-    fn new(workload: &Workload) -> Result<Self> {
-        let values =
-            |shape: &[usize], seed| Tensor::<NdArray>::random_uniform(shape, -1.0, 1.0, seed, &NdArrayDevice)?.to_vec();
+impl<B: Backend> Designs<B> {
+    /// One pair of tensors, shared by every design: each wraps the same storage, so no design gets luckier memory.
+    fn new(workload: &Workload, device: &B::Device, wrap: &Wrap<B>) -> Result<Self> {
+        let values = |shape: &[usize], seed| -> Result<Tensor<B>> {
+            let values = Tensor::<NdArray>::random_uniform(shape, -1.0, 1.0, seed, &NdArrayDevice)?.to_vec()?;
+            Tensor::from_vec(values, shape, device)
+        };
+        let (lhs, rhs) = (values(&workload.lhs, 1)?, values(&workload.rhs, 2)?);
         Ok(Self {
-            lhs: values(&workload.lhs, 1)?,
-            rhs: values(&workload.rhs, 2)?,
-            lhs_shape: workload.lhs.clone(),
-            rhs_shape: workload.rhs.clone(),
+            derived: ((wrap.derived)(lhs.clone()), (wrap.derived)(rhs.clone())),
+            boxed: (boxed(lhs.clone()), boxed(rhs.clone())),
+            hand: ((wrap.hand)(lhs.clone()), (wrap.hand)(rhs.clone())),
+            direct: (lhs, rhs),
         })
     }
-
-    fn tensors<B: Backend>(&self, device: &B::Device) -> Result<(Tensor<B>, Tensor<B>)> {
-        Ok((
-            Tensor::from_vec(self.lhs.clone(), self.lhs_shape.as_slice(), device)?,
-            Tensor::from_vec(self.rhs.clone(), self.rhs_shape.as_slice(), device)?,
-        ))
-    }
 }
 
-fn apply<T: Operand>(op: Op, lhs: &T, rhs: &T) -> Result<T> {
-    match op {
-        Op::Add => lhs.add(rhs),
-        Op::Matmul => lhs.matmul(rhs),
-        Op::Exp => lhs.exp(),
-    }
+/// Times `K` on one design's operands, after checking that it computes exactly `expected`.
+fn bench<K: Op, T: Operand>(group: &mut BenchmarkGroup<'_, WallTime>, id: &str, operands: &(T, T), expected: &[f32]) {
+    let result = K::call(&operands.0, &operands.1).and_then(|result| result.values()).expect("the op runs");
+    assert!(result == expected, "design {id} computes another {} than the direct call", K::NAME);
+    group.bench_function(id, |b| b.iter(|| black_box(K::call(black_box(&operands.0), black_box(&operands.1)))));
 }
 
-/// Times `op` on one design's operands, after checking that it computes exactly `expected`.
-fn bench_design<T: Operand>(
-    group: &mut BenchmarkGroup<'_, WallTime>,
-    id: &str,
-    op: Op,
-    operands: (T, T),
-    expected: &[f32],
-) {
-    let (lhs, rhs) = operands;
-    let result = apply(op, &lhs, &rhs).and_then(|result| result.values()).expect("the op runs");
-    assert!(result == expected, "design {id} computes another result than the direct call for {op:?}");
-    // One closure per op, so that no design pays for choosing the op inside the timed loop.
-    match op {
-        Op::Add => group.bench_function(id, |b| b.iter(|| black_box(black_box(&lhs).add(black_box(&rhs))))),
-        Op::Matmul => group.bench_function(id, |b| b.iter(|| black_box(black_box(&lhs).matmul(black_box(&rhs))))),
-        Op::Exp => group.bench_function(id, |b| b.iter(|| black_box(black_box(&lhs).exp()))),
-    };
+/// `candidate / reference` for `K`, measured in alternating rounds.
+fn paired_ratio<K: Op, R: Operand, C: Operand>(reference: &(R, R), candidate: &(C, C)) -> paired::Summary {
+    paired::ratio(
+        Duration::from_secs(4),
+        || drop(black_box(K::call(black_box(&reference.0), black_box(&reference.1)))),
+        || drop(black_box(K::call(black_box(&candidate.0), black_box(&candidate.1)))),
+    )
 }
 
-fn configure(group: &mut BenchmarkGroup<'_, WallTime>, workload: &Workload) {
-    if workload.name == "matmul_1024" {
-        // Tens of milliseconds per call: flat sampling keeps the run short without cutting the sample count.
+fn bench_workload<K: Op, B: Backend>(c: &mut Criterion, workload: &Workload, designs: &Designs<B>) {
+    let name = format!("dispatch/{}/{}", B::name(), workload.name);
+    let expected = K::call(&designs.direct.0, &designs.direct.1).and_then(|t| t.to_vec()).expect("direct call");
+    let mut group = c.benchmark_group(&name);
+    if workload.slow {
         group.sampling_mode(SamplingMode::Flat).sample_size(30).measurement_time(Duration::from_secs(8));
     }
-}
-
-/// Every design of one backend `B`; `hand` puts a tensor of `B` into the hand-written enum.
-fn designs<B: Backend>(c: &mut Criterion, device: &B::Device, hand: fn(Tensor<B>) -> HandTensor) {
-    for workload in workloads() {
-        let inputs = Inputs::new(&workload).expect("inputs");
-        let mut group = c.benchmark_group(format!("dispatch/{}/{}", B::name(), workload.name));
-        configure(&mut group, &workload);
-        let (lhs, rhs) = inputs.tensors::<B>(device).expect("tensors");
-        let expected = apply(workload.op, &lhs, &rhs).and_then(|t| t.to_vec()).expect("the direct call runs");
-        let op = workload.op;
-        bench_design(&mut group, "a_direct", op, (lhs.clone(), rhs.clone()), &expected);
-        bench_design(&mut group, "c_box_dyn", op, (boxed(lhs.clone()), boxed(rhs.clone())), &expected);
-        bench_design(&mut group, "d_hand_match", op, (hand(lhs), hand(rhs)), &expected);
-        group.finish();
+    bench::<K, _>(&mut group, "a_direct", &designs.direct, &expected);
+    bench::<K, _>(&mut group, "b_derived", &designs.derived, &expected);
+    bench::<K, _>(&mut group, "c_box_dyn", &designs.boxed, &expected);
+    bench::<K, _>(&mut group, "d_hand_match", &designs.hand, &expected);
+    group.finish();
+    if paired_requested(&name) {
+        let over_direct = paired_ratio::<K, _, _>(&designs.direct, &designs.derived);
+        let over_hand = paired_ratio::<K, _, _>(&designs.hand, &designs.derived);
+        let over_boxed = paired_ratio::<K, _, _>(&designs.boxed, &designs.derived);
+        println!(
+            "paired {name}: (b)/(a) {over_direct}  (b)/(d) {over_hand}  (b)/(c) {over_boxed}  ({} rounds each)",
+            over_direct.rounds
+        );
     }
 }
 
-fn candle(c: &mut Criterion) {
-    designs::<Candle>(c, &CandleDevice::cpu(), HandTensor::Candle);
+/// Whether `DISPATCH_PAIRED` asks for paired ratios of the group `name`: `1` for every group, else a part of the
+/// names of the groups wanted (`candle/add`).
+fn paired_requested(name: &str) -> bool {
+    match std::env::var("DISPATCH_PAIRED") {
+        Ok(wanted) => wanted == "1" || name.contains(&wanted),
+        Err(_) => false,
+    }
 }
 
-fn ndarray(c: &mut Criterion) {
-    designs::<NdArray>(c, &NdArrayDevice, HandTensor::NdArray);
+/// Every workload on backend `B`.
+fn backend<B: Backend>(c: &mut Criterion, device: &B::Device, wrap: Wrap<B>) {
+    for workload in workloads() {
+        let designs = Designs::<B>::new(&workload, device, &wrap).expect("operands");
+        match workload.op {
+            OpKind::Add => bench_workload::<Add, B>(c, &workload, &designs),
+            OpKind::Matmul => bench_workload::<Matmul, B>(c, &workload, &designs),
+            OpKind::Exp => bench_workload::<Exp, B>(c, &workload, &designs),
+        }
+    }
 }
 
-criterion_group!(benches, candle, ndarray);
-criterion_main!(benches);
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    let candle = Wrap {
+        derived: |tensor| Tensor::from_primitive(DeviceTensor::Candle(tensor.into_primitive())),
+        hand: HandTensor::Candle,
+    };
+    let ndarray = Wrap {
+        derived: |tensor| Tensor::from_primitive(DeviceTensor::NdArray(tensor.into_primitive())),
+        hand: HandTensor::NdArray,
+    };
+    backend::<Candle>(&mut c, &CandleDevice::cpu(), candle);
+    backend::<NdArray>(&mut c, &NdArrayDevice, ndarray);
+    c.final_summary();
+}

@@ -2,16 +2,22 @@
 """Medians and ratios of the benchmark groups in BENCHMARKS.md, read from criterion's saved estimates.
 
 Usage: report.py [criterion_dir] [baseline ...]
+       report.py --paired LOG ...
 
 criterion_dir defaults to $CARGO_TARGET_DIR/criterion (or target/criterion); criterion stores the group
 `dispatch/candle/add_1` as the folder `dispatch_candle_add_1`. Each baseline is a name given to
 `cargo bench -- --save-baseline NAME`; the default is criterion's latest run, `new`. With several baselines, every
 ratio is computed within each run (the machine is shared and noisy) and reported as the median over the runs,
 with the smallest and largest value.
+
+With --paired, it reads the `paired ...` lines that `DISPATCH_PAIRED=1 cargo bench --bench dispatch_overhead`
+prints, from any number of processes, and reports each ratio as the median over processes with the smallest and
+largest value (each process has its own memory layout, which moves a tiny op's ratio by a few percent).
 """
 
 import json
 import os
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -76,14 +82,21 @@ def dispatch_table(root, baselines):
 
 
 def autodiff_table(root, baselines):
-    step_ids = ["candle_var", "autodiff_candle", "autodiff_ndarray", "by_hand_candle", "by_hand_ndarray"]
-    forward_ids = ["candle_var", "autodiff_candle", "autodiff_ndarray", "untracked_candle", "untracked_ndarray"]
+    autodiff_ids = [
+        "candle_var",
+        "autodiff_candle",
+        "autodiff_ndarray",
+        "derived_autodiff_candle",
+        "derived_autodiff_ndarray",
+    ]
+    step_ids = autodiff_ids + ["by_hand_candle", "by_hand_ndarray"]
+    forward_ids = autodiff_ids + ["untracked_candle", "untracked_ndarray"]
     steps = medians(root / "autodiff_step", step_ids, baselines)
     forwards = medians(root / "autodiff_forward", forward_ids, baselines)
     print("### Group 2: MLP training step (medians; ratios within each run)\n")
     print("| implementation | step (fwd+bwd) | forward | step / candle_var step | backward / forward |")
     print("|---|---|---|---|---|")
-    for name in ("candle_var", "autodiff_candle", "autodiff_ndarray"):
+    for name in autodiff_ids:
         backward_over_forward = [
             (s - f) / f if s is not None and f else None for s, f in zip(steps[name], forwards[name])
         ]
@@ -95,6 +108,14 @@ def autodiff_table(root, baselines):
         against_candle = spread(ratio_per_run(step, steps["candle_var"]))
         print(f"| {plain}, backprop by hand (reference) | {middle(step)} | {middle(forward)} (untracked) | "
               f"{against_candle} | {spread([(s - f) / f if s is not None and f else None for s, f in zip(step, forward)])} |")
+    print()
+    print("| derived #[autodiff] variant against Autodiff<B> directly | step | forward |")
+    print("|---|---|---|")
+    for base in ("candle", "ndarray"):
+        derived, direct = f"derived_autodiff_{base}", f"autodiff_{base}"
+        step = spread(ratio_per_run(steps[derived], steps[direct]))
+        forward = spread(ratio_per_run(forwards[derived], forwards[direct]))
+        print(f"| {base} | {step} | {forward} |")
     print()
 
 
@@ -116,8 +137,33 @@ def derive_table(root, baselines):
     print()
 
 
+PAIRED_LINE = re.compile(
+    r"^paired dispatch/(\S+): \(b\)/\(a\) (\S+) .*\(b\)/\(d\) (\S+) .*\(b\)/\(c\) (\S+) "
+)
+
+
+def paired_table(logs):
+    ratios = {}
+    for log in logs:
+        for line in Path(log).read_text().splitlines():
+            match = PAIRED_LINE.match(line)
+            if match:
+                group = ratios.setdefault(match.group(1), ([], [], []))
+                for values, value in zip(group, match.groups()[1:]):
+                    values.append(float(value))
+    print("### Group 1, paired: median over processes (min-max) of each process's median round ratio\n")
+    print("| backend/op | processes | (b)/(a) | (b)/(d) | (b)/(c) |")
+    print("|---|---|---|---|---|")
+    for name, (over_direct, over_hand, over_boxed) in ratios.items():
+        print(f"| {name} | {len(over_direct)} | {spread(over_direct)} | {spread(over_hand)} | {spread(over_boxed)} |")
+    print()
+
+
 def main():
     args = sys.argv[1:]
+    if args[:1] == ["--paired"]:
+        paired_table(args[1:])
+        return
     default_root = Path(os.environ.get("CARGO_TARGET_DIR", "target")) / "criterion"
     root = Path(args[0]) if args else default_root
     baselines = args[1:] or ["new"]
