@@ -65,7 +65,7 @@ fn workloads() -> Vec<Workload> {
     ]
 }
 
-/// The operands of one workload in every design, all built from the same host values.
+/// The operands of one workload in every design: the same two tensors, wrapped four ways.
 struct Designs<B: Backend> {
     direct: (Tensor<B>, Tensor<B>),
     derived: (Tensor<DeviceBackend>, Tensor<DeviceBackend>),

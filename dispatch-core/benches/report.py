@@ -137,6 +137,28 @@ def derive_table(root, baselines):
     print()
 
 
+def collectives_table(root, baselines):
+    group = root / "collectives_all_reduce_sum_1M_f32_2_ranks"
+    if not group.exists():
+        return
+    ids = [
+        "in_process_host_values",
+        "in_process_ndarray_tensor",
+        "mpi_raw_rsmpi",
+        "mpi_engine_host_values",
+        "mpi_engine_ndarray_tensor",
+    ]
+    m = medians(group, ids, baselines)
+    print("### Group 4: all_reduce (sum) of 1M f32 over 2 ranks (medians; ratios within each run)\n")
+    print("| variant | median | / in-process host values | / raw Open MPI |")
+    print("|---|---|---|---|")
+    for name in ids:
+        over_in_process = spread(ratio_per_run(m[name], m["in_process_host_values"]))
+        over_mpi = spread(ratio_per_run(m[name], m["mpi_raw_rsmpi"]))
+        print(f"| {name} | {middle(m[name])} | {over_in_process} | {over_mpi} |")
+    print()
+
+
 PAIRED_LINE = re.compile(
     r"^paired dispatch/(\S+): \(b\)/\(a\) (\S+) .*\(b\)/\(d\) (\S+) .*\(b\)/\(c\) (\S+) "
 )
@@ -171,6 +193,7 @@ def main():
     dispatch_table(root, baselines)
     autodiff_table(root, baselines)
     derive_table(root, baselines)
+    collectives_table(root, baselines)
 
 
 if __name__ == "__main__":
