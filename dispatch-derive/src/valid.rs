@@ -169,9 +169,14 @@ fn name(variant: &Variant, errors: &mut Accumulator) -> Option<(String, Span)> {
 
 /// At most one `#[autodiff]` variant, and it must not wrap a backend that is autodiff already.
 fn check_autodiff(devices: &[Device], input: &Input, errors: &mut Accumulator) {
-    let autodiff_roles =
-        input.variants.iter().flat_map(|variant| &variant.roles).filter(|role| role.kind == RoleKind::Autodiff);
-    for extra in autodiff_roles.skip(1) {
+    // Variants, not attributes: a variant marked twice is reported once, by `role`. A variant's role is its first
+    // role attribute, as in `role`, so one that also carries another role is not counted twice either.
+    let autodiff_variants = input
+        .variants
+        .iter()
+        .filter_map(|variant| variant.roles.first())
+        .filter(|role| role.kind == RoleKind::Autodiff);
+    for extra in autodiff_variants.skip(1) {
         errors.push(
             Error::custom(
                 "only one `#[autodiff]` variant is allowed: it already wraps every `#[backend]` variant of the enum",
