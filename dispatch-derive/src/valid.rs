@@ -7,7 +7,7 @@ use darling::Error;
 use darling::error::Accumulator;
 use proc_macro2::Span;
 use syn::ext::IdentExt;
-use syn::{Fields, Type};
+use syn::{Fields, Ident, Type};
 
 use crate::ast::{Input, Variant};
 use crate::attr::{RoleAttr, RoleKind};
@@ -59,7 +59,7 @@ fn check_not_generic(input: &Input, errors: &mut Accumulator) {
 fn device(variant: &Variant, enum_ident: &syn::Ident, errors: &mut Accumulator) -> Option<Device> {
     let original = variant.original;
     let role = role(variant, errors);
-    let field = field(original, errors);
+    let field = field(original, errors).and_then(|field| field_outside_the_enum(&field, enum_ident, errors));
     let name = name(variant, errors);
     let (role, field, (name, name_span)) = (role?, field?, name?);
     Some(Device {
@@ -67,7 +67,7 @@ fn device(variant: &Variant, enum_ident: &syn::Ident, errors: &mut Accumulator) 
         cfgs: variant.cfgs.clone(),
         name,
         name_span,
-        field: syn::parse2(model::replace_self(quote::quote!(#field), enum_ident)).ok()?,
+        field,
         role,
         from_impl: !variant.options.no_from.is_present(),
     })
@@ -132,6 +132,25 @@ fn field(variant: &syn::Variant, errors: &mut Accumulator) -> Option<Type> {
     };
     errors.push(Error::custom(problem).with_span(ident));
     None
+}
+
+/// The field's type with `Self` spelled as the enum, so that it means the same in the items generated outside the
+/// enum. One identifier becoming another leaves a type a type, so this fails for no enum rustc accepts; were it to,
+/// the variant is reported here, since a variant dropped silently would be missing from every generated `match`.
+pub(crate) fn field_outside_the_enum(field: &Type, enum_ident: &Ident, errors: &mut Accumulator) -> Option<Type> {
+    match syn::parse2(model::replace_self(quote::quote!(#field), enum_ident)) {
+        Ok(field) => Some(field),
+        Err(error) => {
+            errors.push(
+                Error::custom(format!(
+                    "this field type is no type once `Self` is spelled `{enum_ident}` ({error}), and generated items \
+                     outside the enum need it spelled so: write the type without `Self`"
+                ))
+                .with_span(field),
+            );
+            None
+        }
+    }
 }
 
 /// The device's name: `#[dispatch(name = "...")]`, or the variant's name in lowercase.
