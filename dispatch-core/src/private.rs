@@ -5,7 +5,7 @@
 //! use is spanned on the user's field or backend path, and each trait says in its own words what is wrong, so a
 //! mistake is one error at the user's line rather than a type mismatch inside generated code.
 
-use std::fmt::Debug;
+use std::fmt::{Debug, Display};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -25,6 +25,18 @@ pub use crate::shape::Shape;
 
 /// The op of `Backend::host_op`, named without `dyn` so that the expansion contains none.
 pub type HostOpRef = Arc<dyn HostOp>;
+
+/// The error of `to_device` moving a tensor that records an autodiff graph from `from` to `to`, a device of another
+/// backend: through host memory its values would arrive untracked and its gradient would be lost.
+pub fn to_device_would_cut_the_graph(from: impl Display, to: impl Display) -> Error {
+    Error::invalid(
+        "to_device",
+        format!(
+            "the tensor records an autodiff graph on `{from}`, and moving it to `{to}`, another backend, would cut \
+             the graph and lose its gradient; call `detach()` first to move its values alone"
+        ),
+    )
+}
 
 /// Never implemented: the bound that keeps an enum with `#[distributed]` variants out of single-backend ops.
 #[diagnostic::on_unimplemented(

@@ -52,6 +52,7 @@ pub fn backend_impl(model: &Model, leaves: &[Leaf]) -> TokenStream {
     let inspection = inspection_fns(model, leaves);
     let cat = cat_fn(model, leaves);
     let to_device = to_device_fn(model, leaves);
+    let leave_leaf = leave_leaf_fn(model, leaves);
     quote! {
         #[allow(irrefutable_let_patterns, unused_variables)]
         impl #private::Backend for #backend {
@@ -80,6 +81,8 @@ pub fn backend_impl(model: &Model, leaves: &[Leaf]) -> TokenStream {
                     <#backend as #private::Backend>::device(rhs),
                 )
             }
+
+            #leave_leaf
         }
     }
 }
@@ -205,11 +208,12 @@ fn inspection_fns(model: &Model, leaves: &[Leaf]) -> TokenStream {
     }
 }
 
-/// Within one leaf, the backend's own `to_device`; across leaves, through host memory.
+/// Within one leaf, the backend's own `to_device` (`Autodiff`'s records the move, so gradients flow back); across
+/// leaves, through host memory (see `leave_leaf_fn`).
 fn to_device_fn(model: &Model, leaves: &[Leaf]) -> TokenStream {
     let private = &model.private;
     let (backend, tensor, local) = (&model.items.backend, &model.items.tensor, &model.ident);
-    let body = match_device(model, leaves, quote!(device), |leaf| {
+    let body = match_device(model, leaves, quote!(target), |leaf| {
         let wrap = leaf.wrap_tensor(model);
         let (call_to_device, call_from_vec) = (leaf.item("to_device"), leaf.item("from_vec"));
         let same_leaf = leaf.tensor(model, quote!(ref same_leaf));
@@ -217,12 +221,45 @@ fn to_device_fn(model: &Model, leaves: &[Leaf]) -> TokenStream {
             if let #same_leaf = *tensor {
                 return #call_to_device(same_leaf, device).map(#wrap);
             }
-            let data = <#backend as #private::Backend>::to_vec(tensor)?;
-            let shape = <#backend as #private::Backend>::shape(tensor);
+            let (data, shape) = #backend::__dispatch_leave_leaf(tensor, target)?;
             #call_from_vec(data, shape, device).map(#wrap)
         })
     });
     quote! {
-        fn to_device(tensor: &#tensor, device: &#local) -> #private::Result<#tensor> { #body }
+        fn to_device(tensor: &#tensor, target: &#local) -> #private::Result<#tensor> { #body }
+    }
+}
+
+/// The values of a tensor leaving its leaf for `target`'s. A tensor that records an autodiff graph may not: it would
+/// arrive untracked, and its gradient would be lost without a word. One arm per leaf, as every op.
+fn leave_leaf_fn(model: &Model, leaves: &[Leaf]) -> TokenStream {
+    let private = &model.private;
+    let (backend, tensor, local) = (&model.items.backend, &model.items.tensor, &model.ident);
+    let refuse_a_graph = model.autodiff().map(|_| {
+        let records_graph = match_tensor(model, leaves, quote!(tensor), quote!(inner), |leaf| match leaf.base {
+            Some(_) => {
+                let call_tensor_id = leaf.item("tensor_id");
+                quote!(#private::Option::is_some(&#call_tensor_id(inner)))
+            }
+            None => quote!(false),
+        });
+        quote! {
+            let records_graph = #records_graph;
+            if records_graph {
+                let from = <#backend as #private::Backend>::device(tensor);
+                return #private::Err(#private::to_device_would_cut_the_graph(from, target));
+            }
+        }
+    });
+    quote! {
+        #[allow(unused_variables)]
+        fn __dispatch_leave_leaf(
+            tensor: &#tensor,
+            target: &#local,
+        ) -> #private::Result<(#private::Vec<f32>, #private::Shape)> {
+            #refuse_a_graph
+            let data = <#backend as #private::Backend>::to_vec(tensor)?;
+            #private::Ok((data, <#backend as #private::Backend>::shape(tensor)))
+        }
     }
 }
