@@ -30,7 +30,8 @@ pub struct Device {
     pub ident: Ident,
     /// Carried onto every arm, variant and item generated for this device.
     pub cfgs: Vec<Attribute>,
-    /// What `Display` writes and `FromStr` reads.
+    /// What `Display` writes and `FromStr` reads, for every device of this variant: `FromStr` gives the variant on
+    /// its field type's default device.
     pub name: String,
     /// Where the name comes from: the `#[dispatch(name = "...")]` literal, or the variant's name.
     pub name_span: Span,

@@ -249,7 +249,9 @@ fn check_has_backend(devices: &[Device], input: &Input, errors: &mut Accumulator
     }
 }
 
-/// `Display` and `FromStr` must be inverses, so no two variants may share a name.
+/// No two variants may share a name: `FromStr` finds the variant by its name, so the second would be unreachable,
+/// and `Display` could not tell the two apart. A name is the variant's, not its device's: `FromStr` then
+/// `Display` gives back the name, `Display` then `FromStr` the variant (with its field's default device).
 fn check_unique_names(devices: &[Device], errors: &mut Accumulator) {
     let mut first_by_name: HashMap<&str, &Device> = HashMap::new();
     for device in devices {
