@@ -49,28 +49,32 @@ pub trait RouteFirst<D>: Backend {
     fn local(device: &D) -> &Self::Device;
 }
 
-/// The field of a `#[backend(B)]` variant: `B`'s device.
+/// The field of a `#[backend(B)]` variant: `D`, `B`'s device.
+///
+/// The expansion names `D` as `<B as Leaf>::Device`, spanned at the backend path, while this bound is spanned at
+/// the field: a `B` that is no backend is then reported at its path, with every other use of it, and not once
+/// more at the field, as a `B: Leaf` bound here would be.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not the device of backend `{B}`",
     label = "a `#[backend({B})]` variant holds `<{B} as Backend>::Device`",
     note = "write the field as `<{B} as dispatch_core::Backend>::Device`"
 )]
-pub trait BackendField<B: Leaf>: Sized {
-    fn backend_device(&self) -> &B::Device;
-    fn from_backend_device(device: B::Device) -> Self;
+pub trait BackendField<B, D>: Sized {
+    fn backend_device(&self) -> &D;
+    fn from_backend_device(device: D) -> Self;
 }
 
-// Through `Same` rather than `impl .. for B::Device`: a mismatch is then an unmet bound, reported with the message
-// above, instead of a projection mismatch that rustc words itself.
+// Through `Same` rather than `impl .. for D`: a mismatch is then an unmet bound, reported with the message above,
+// instead of a type mismatch that rustc words itself.
 #[diagnostic::do_not_recommend]
-impl<B: Leaf, T: Same<B::Device>> BackendField<B> for T {
+impl<B, D, T: Same<D>> BackendField<B, D> for T {
     #[inline]
-    fn backend_device(&self) -> &B::Device {
+    fn backend_device(&self) -> &D {
         self.same()
     }
 
     #[inline]
-    fn from_backend_device(device: B::Device) -> Self {
+    fn from_backend_device(device: D) -> Self {
         T::from_same(device)
     }
 }
@@ -176,6 +180,17 @@ macro_rules! leaf_trait {
             type Device;
             $(fn $op($($arg: $ty),*) -> $ret;)*
             $($extra_declarations)*
+
+            /// The tensor enums' `Clone` and `Debug` go through these: `Clone::clone` of the tensor type itself
+            /// would need its impl, which for a path that is no backend may be one more error.
+            #[inline]
+            fn clone_tensor(tensor: &Self::Tensor) -> Self::Tensor {
+                tensor.clone()
+            }
+
+            fn debug_tensor(tensor: &Self::Tensor) -> &dyn Debug {
+                tensor
+            }
         }
 
         #[diagnostic::do_not_recommend]
