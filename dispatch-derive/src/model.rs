@@ -116,8 +116,11 @@ impl Model {
 }
 
 impl Device {
+    /// Where generated code that handles the field is reported: at the field, but resolved as the rest of the
+    /// expansion, so that the locals it uses are the call site's even when the field's tokens come from a macro's
+    /// caller (macro hygiene would otherwise keep them apart).
     pub fn field_span(&self) -> Span {
-        syn::spanned::Spanned::span(&self.field)
+        Span::call_site().located_at(syn::spanned::Spanned::span(&self.field))
     }
 
     /// The cfg attributes, ready to put in front of an arm or item.
