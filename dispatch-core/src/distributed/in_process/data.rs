@@ -1,5 +1,10 @@
 //! The data phase of each collective once a meeting is complete: every rank works on its own part, in
 //! parallel, directly on the other ranks' buffers (no locks, no staging copies).
+//!
+//! Every `unsafe` here dereferences another rank's buffer. It relies on two rules: the buffer is alive and
+//! unmoved for the whole data phase, which `Loan` (`loan.rs`) enforces (the owner's buffer stays borrowed until
+//! the leave barrier, also when it unwinds, and the meeting is reachable only through the caller's own loan);
+//! and ranks write disjoint parts, which each function below states for itself.
 
 use crate::distributed::collective::{ReduceOp, split_range};
 use crate::distributed::in_process::rendezvous::Meeting;
@@ -16,8 +21,8 @@ pub(crate) fn all_reduce(meeting: &Meeting, rank: usize, op: ReduceOp, len: usiz
     let part = aligned_part(len, world_size, rank);
     let mut parts = Vec::with_capacity(world_size);
     for arrival in &meeting.arrivals {
-        // SAFETY: the meeting protocol (shared_buffer.rs): owners keep their buffers until the leave barrier,
-        // and only this rank touches `part` of any buffer during the data phase.
+        // SAFETY: alive until the leave barrier (module comment); only this rank touches `part` of any buffer
+        // during an all-reduce.
         parts.push(unsafe { arrival.buffer.slice_mut(part.clone()) }.ok_or_else(|| out_of_bounds("all_reduce"))?);
     }
     let Some((first, others)) = parts.split_first_mut() else {
@@ -50,8 +55,8 @@ pub(crate) fn broadcast(meeting: &Meeting, rank: usize, root: usize) -> Result<(
         return Err(out_of_bounds("broadcast"));
     };
     let len = own.buffer.len();
-    // SAFETY: the root keeps its buffer until the leave barrier and nobody writes it during a broadcast; this
-    // rank's own buffer is read or written by no other rank during a broadcast.
+    // SAFETY: alive until the leave barrier (module comment); nobody writes the root's buffer during a
+    // broadcast, and no other rank reads or writes this rank's own buffer.
     let (values, own) = unsafe { (source.buffer.slice(0..len), own.buffer.slice_mut(0..len)) };
     let (Some(values), Some(own)) = (values, own) else {
         return Err(out_of_bounds("broadcast"));
@@ -64,7 +69,7 @@ pub(crate) fn broadcast(meeting: &Meeting, rank: usize, root: usize) -> Result<(
 pub(crate) fn all_gather(meeting: &Meeting, len: usize) -> Result<Vec<f32>> {
     let mut output = Vec::with_capacity(len * meeting.arrivals.len());
     for arrival in &meeting.arrivals {
-        // SAFETY: owners keep their buffers until the leave barrier and nobody writes them during a gather.
+        // SAFETY: alive until the leave barrier (module comment); nobody writes any buffer during a gather.
         let values = unsafe { arrival.buffer.slice(0..len) }.ok_or_else(|| out_of_bounds("all_gather"))?;
         output.extend_from_slice(values);
     }
@@ -78,7 +83,7 @@ pub(crate) fn reduce_scatter(meeting: &Meeting, rank: usize, op: ReduceOp, len: 
     let part = rank * part_len..(rank + 1) * part_len;
     let mut output: Vec<f32> = Vec::new();
     for (index, arrival) in meeting.arrivals.iter().enumerate() {
-        // SAFETY: owners keep their buffers until the leave barrier and nobody writes them during a
+        // SAFETY: alive until the leave barrier (module comment); nobody writes any buffer during a
         // reduce-scatter.
         let values = unsafe { arrival.buffer.slice(part.clone()) }.ok_or_else(|| out_of_bounds("reduce_scatter"))?;
         if index == 0 {
