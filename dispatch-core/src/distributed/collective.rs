@@ -58,7 +58,11 @@ impl Collective {
                 let total = rows.checked_mul(world_size).ok_or_else(|| {
                     Error::invalid(op, format!("gathering {world_size} tensors of shape {input} overflows"))
                 })?;
-                Ok(input.with_dim(0, total))
+                // Rows alone may fit while the elements do not; every rank rejects such a gather, before any
+                // rank allocates its output.
+                let output = input.with_dim(0, total);
+                output.check_tensor_shape(op)?;
+                Ok(output)
             }
             Self::ReduceScatter(_) => {
                 let rows = leading_dim(op, input)?;
@@ -138,7 +142,8 @@ pub(crate) fn check_agreement(this_rank: &Call, calls: &[Call]) -> Result<()> {
 }
 
 /// The part `[start, end)` of `len` elements that `rank` of `world_size` handles: contiguous, in rank order,
-/// sizes differing by at most one.
+/// sizes differing by at most one. Every caller has `rank < world_size` (groups have at least one rank), so
+/// `start + size <= len`: nothing here can overflow.
 pub(crate) fn split_range(len: usize, world_size: usize, rank: usize) -> std::ops::Range<usize> {
     let base = len / world_size;
     let extra = len % world_size;

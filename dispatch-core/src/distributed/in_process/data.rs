@@ -30,7 +30,8 @@ pub(crate) fn all_reduce(meeting: &Meeting, rank: usize, op: ReduceOp, len: usiz
     };
     let scale = world_size as f32;
     for start in (0..first.len()).step_by(BLOCK) {
-        let end = (start + BLOCK).min(first.len());
+        // Clamped to the part's length, so saturating is exact.
+        let end = start.saturating_add(BLOCK).min(first.len());
         let accumulator = &mut first[start..end];
         // Rank order, so every element is summed the same way whichever rank computes it.
         for other in others.iter() {
@@ -67,7 +68,12 @@ pub(crate) fn broadcast(meeting: &Meeting, rank: usize, root: usize) -> Result<(
 
 /// This rank's output: every rank's buffer, in rank order.
 pub(crate) fn all_gather(meeting: &Meeting, len: usize) -> Result<Vec<f32>> {
-    let mut output = Vec::with_capacity(len * meeting.arrivals.len());
+    let op = "all_gather";
+    // The agreed output shape was checked already; this keeps the allocation itself from overflowing or
+    // aborting on a bug elsewhere (`with_capacity` panics on overflow).
+    let total = len.checked_mul(meeting.arrivals.len()).ok_or_else(|| too_large(op))?;
+    let mut output = Vec::new();
+    output.try_reserve_exact(total).map_err(|_| too_large(op))?;
     for arrival in &meeting.arrivals {
         // SAFETY: alive until the leave barrier (module comment); nobody writes any buffer during a gather.
         let values = unsafe { arrival.buffer.slice(0..len) }.ok_or_else(|| out_of_bounds("all_gather"))?;
@@ -79,8 +85,9 @@ pub(crate) fn all_gather(meeting: &Meeting, len: usize) -> Result<Vec<f32>> {
 /// This rank's output: part `rank` (of `len / world_size` elements) of the reduction of every buffer.
 pub(crate) fn reduce_scatter(meeting: &Meeting, rank: usize, op: ReduceOp, len: usize) -> Result<Vec<f32>> {
     let world_size = meeting.arrivals.len();
-    let part_len = len / world_size;
-    let part = rank * part_len..(rank + 1) * part_len;
+    let part_len = len.checked_div(world_size).ok_or_else(|| out_of_bounds("reduce_scatter"))?;
+    let part = rank.checked_mul(part_len).and_then(|start| Some(start..start.checked_add(part_len)?));
+    let part = part.ok_or_else(|| out_of_bounds("reduce_scatter"))?;
     let mut output: Vec<f32> = Vec::new();
     for (index, arrival) in meeting.arrivals.iter().enumerate() {
         // SAFETY: alive until the leave barrier (module comment); nobody writes any buffer during a
@@ -103,13 +110,18 @@ pub(crate) fn reduce_scatter(meeting: &Meeting, rank: usize, op: ReduceOp, len: 
 fn aligned_part(len: usize, world_size: usize, rank: usize) -> std::ops::Range<usize> {
     let blocks = len.div_ceil(ALIGN);
     let part = split_range(blocks, world_size, rank);
-    (part.start * ALIGN).min(len)..(part.end * ALIGN).min(len)
+    // Clamped to `len`, so saturating is exact.
+    part.start.saturating_mul(ALIGN).min(len)..part.end.saturating_mul(ALIGN).min(len)
 }
 
 /// Buffers are checked against the agreed shape before the data phase, so this only guards the `unsafe` code
 /// against a bug elsewhere.
 fn out_of_bounds(op: &'static str) -> Error {
     Error::invalid(op, "a rank's buffer does not match the agreed shape")
+}
+
+fn too_large(op: &'static str) -> Error {
+    Error::invalid(op, "the gathered output does not fit in memory")
 }
 
 #[cfg(test)]

@@ -114,7 +114,7 @@ fn exchange_long_dims(comm: &SimpleCommunicator, call: &Call, ranks: &[usize]) -
     let mut total: Count = 0;
     for &count in &counts {
         displacements.push(total);
-        total += count;
+        total = total.checked_add(count).ok_or_else(|| corrupt("the ranks' shapes have too many dimensions".into()))?;
     }
     let mut all = vec![0_u64; ranks.iter().sum()];
     comm.all_gather_varcount_into(&own[..], &mut PartitionMut::new(&mut all[..], counts, &displacements[..]));
