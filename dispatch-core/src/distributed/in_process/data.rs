@@ -28,7 +28,6 @@ pub(crate) fn all_reduce(meeting: &Meeting, rank: usize, op: ReduceOp, len: usiz
     let Some((first, others)) = parts.split_first_mut() else {
         return Ok(());
     };
-    let scale = world_size as f32;
     for start in (0..first.len()).step_by(BLOCK) {
         // Clamped to the part's length, so saturating is exact.
         let end = start.saturating_add(BLOCK).min(first.len());
@@ -37,9 +36,7 @@ pub(crate) fn all_reduce(meeting: &Meeting, rank: usize, op: ReduceOp, len: usiz
         for other in others.iter() {
             accumulator.iter_mut().zip(&other[start..end]).for_each(|(sum, value)| *sum += value);
         }
-        if op == ReduceOp::Mean {
-            accumulator.iter_mut().for_each(|sum| *sum /= scale);
-        }
+        op.finish_sums(accumulator, world_size);
         for other in others.iter_mut() {
             other[start..end].copy_from_slice(accumulator);
         }
@@ -99,10 +96,7 @@ pub(crate) fn reduce_scatter(meeting: &Meeting, rank: usize, op: ReduceOp, len: 
             output.iter_mut().zip(values).for_each(|(sum, value)| *sum += value);
         }
     }
-    if op == ReduceOp::Mean {
-        let scale = world_size as f32;
-        output.iter_mut().for_each(|sum| *sum /= scale);
-    }
+    op.finish_sums(&mut output, world_size);
     Ok(output)
 }
 
