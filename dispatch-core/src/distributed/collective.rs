@@ -58,7 +58,7 @@ impl Collective {
                 let total = rows.checked_mul(world_size).ok_or_else(|| {
                     Error::invalid(op, format!("gathering {world_size} tensors of shape {input} overflows"))
                 })?;
-                Ok(input.with_dim(0, total))
+                input.with_dim(op, 0, total)
             }
             Self::ReduceScatter(_) => {
                 let rows = leading_dim(op, input)?;
@@ -71,7 +71,7 @@ impl Collective {
                         ),
                     ));
                 }
-                Ok(input.with_dim(0, rows / world_size))
+                input.with_dim(op, 0, rows / world_size)
             }
         }
     }
