@@ -184,12 +184,14 @@ pub fn one_hot<B: Backend>(
     classes: usize,
     device: &(impl DeviceOf<B> + ?Sized),
 ) -> Result<Tensor<B>> {
-    let mut data = vec![0.0; labels.len() * classes];
+    if let Some(label) = labels.iter().find(|&&label| label >= classes) {
+        return Err(Error::invalid("one_hot", format!("label {label} is not below {classes} classes")));
+    }
+    let shape = Shape::new([labels.len(), classes]);
+    shape.check_tensor_shape("one_hot")?;
+    let mut data = vec![0.0; shape.num_elements()];
     for (row, &label) in labels.iter().enumerate() {
-        if label >= classes {
-            return Err(Error::invalid("one_hot", format!("label {label} is not below {classes} classes")));
-        }
         data[row * classes + label] = 1.0;
     }
-    Tensor::from_vec(data, [labels.len(), classes], device)
+    Tensor::from_vec(data, shape, device)
 }

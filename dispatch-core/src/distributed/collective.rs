@@ -75,7 +75,7 @@ impl Collective {
                 })?;
                 // Rows alone may fit while the elements do not; every rank rejects such a gather, before any
                 // rank allocates its output.
-                let output = input.with_dim(0, total);
+                let output = input.with_dim(op, 0, total)?;
                 output.check_tensor_shape(op)?;
                 Ok(output)
             }
@@ -90,7 +90,7 @@ impl Collective {
                         ),
                     ));
                 }
-                Ok(input.with_dim(0, rows / world_size))
+                input.with_dim(op, 0, rows / world_size)
             }
         }
     }

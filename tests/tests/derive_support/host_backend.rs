@@ -62,7 +62,7 @@ impl HostTensor {
                 }
             }
         }
-        Ok(Self::new(out, self.shape.with_dim(axis, out_len)))
+        Ok(Self::new(out, self.shape.with_dim("reduce", axis, out_len)?))
     }
 }
 
