@@ -105,7 +105,9 @@ fn values_that_do_not_fill_the_shape_are_rejected() {
         .unwrap()
         .into_values()
         .unwrap();
-    assert!(matches!(results[0], Err(Error::InvalidArgument { op: "all_gather", .. })));
+    let error = results[0].as_ref().unwrap_err();
+    assert!(matches!(error, Error::InvalidArgument { op: "all_gather", .. }), "{error}");
+    assert!(error.to_string().contains("1 values do not fill shape [2]"), "{error}");
 }
 
 #[test]
