@@ -3,8 +3,9 @@
 //! Gradients come either from reverse-mode autodiff (backends that record gradients) or from backpropagation
 //! written by hand, so backends without autodiff train too, and the two can be checked against each other.
 
-use crate::backend::{AutodiffBackend, Backend};
+use crate::backend::{AutodiffBackend, Backend, HostTensor};
 use crate::device::DeviceOf;
+use crate::distributed::{Collective, Communicator, ReduceOp};
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
@@ -37,6 +38,17 @@ impl<B: Backend> MlpGradients<B> {
     /// Rebuilds gradients from tensors in parameter order, e.g. after an all-reduce.
     pub fn from_tensors(loss: f32, [w1, b1, w2, b2]: [Tensor<B>; 4]) -> Self {
         Self { loss, w1, b1, w2, b2 }
+    }
+
+    /// The gradients and the loss reduced over every rank of `communicator`, which every rank calls alike.
+    /// Data-parallel training applies `ReduceOp::Mean`: with equal shards, that is the full batch's gradients
+    /// and loss, so every rank takes the same step.
+    pub fn all_reduce(&self, communicator: &Communicator, op: ReduceOp) -> Result<Self> {
+        let [w1, b1, w2, b2] = self.tensors().map(|gradient| communicator.all_reduce(gradient, op));
+        let loss = HostTensor { data: vec![self.loss], shape: Shape::new([1]) };
+        let loss = communicator.execute(Collective::AllReduce(op), loss)?.data.first().copied();
+        let loss = loss.ok_or_else(|| Error::invalid("all_reduce", "the reduced loss came back empty"))?;
+        Ok(Self { loss, w1: w1?, b1: b1?, w2: w2?, b2: b2? })
     }
 }
 
