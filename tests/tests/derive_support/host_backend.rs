@@ -63,7 +63,7 @@ impl VecTensor {
                 }
             }
         }
-        Ok(Self::new(out, self.shape.with_dim(axis, out_len)))
+        Ok(Self::new(out, self.shape.with_dim("reduce", axis, out_len)?))
     }
 }
 
