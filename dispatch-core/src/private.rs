@@ -5,7 +5,7 @@
 //! use is spanned on the user's field or backend path, and each trait says in its own words what is wrong, so a
 //! mistake is one error at the user's line rather than a type mismatch inside generated code.
 
-use std::fmt::Debug;
+use std::fmt::{Debug, Display};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -26,6 +26,18 @@ pub use crate::shape::Shape;
 /// The op of `Backend::host_op`, named without `dyn` so that the expansion contains none.
 pub type HostOpRef = Arc<dyn HostOp>;
 
+/// The error of `to_device` moving a tensor that records an autodiff graph from `from` to `to`, a device of another
+/// backend: through host memory its values would arrive untracked and its gradient would be lost.
+pub fn to_device_would_cut_the_graph(from: impl Display, to: impl Display) -> Error {
+    Error::invalid(
+        "to_device",
+        format!(
+            "the tensor records an autodiff graph on `{from}`, and moving it to `{to}`, another backend, would cut \
+             the graph and lose its gradient; call `detach()` first to move its values alone"
+        ),
+    )
+}
+
 /// Never implemented: the bound that keeps an enum with `#[distributed]` variants out of single-backend ops.
 #[diagnostic::on_unimplemented(
     message = "`{D}` holds `#[distributed]` variants, so it cannot be handed to a single-backend op",
@@ -37,28 +49,32 @@ pub trait RouteFirst<D>: Backend {
     fn local(device: &D) -> &Self::Device;
 }
 
-/// The field of a `#[backend(B)]` variant: `B`'s device.
+/// The field of a `#[backend(B)]` variant: `D`, `B`'s device.
+///
+/// The expansion names `D` as `<B as Leaf>::Device`, spanned at the backend path, while this bound is spanned at
+/// the field: a `B` that is no backend is then reported at its path, with every other use of it, and not once
+/// more at the field, as a `B: Leaf` bound here would be.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not the device of backend `{B}`",
     label = "a `#[backend({B})]` variant holds `<{B} as Backend>::Device`",
     note = "write the field as `<{B} as dispatch_core::Backend>::Device`"
 )]
-pub trait BackendField<B: Leaf>: Sized {
-    fn backend_device(&self) -> &B::Device;
-    fn from_backend_device(device: B::Device) -> Self;
+pub trait BackendField<B, D>: Sized {
+    fn backend_device(&self) -> &D;
+    fn from_backend_device(device: D) -> Self;
 }
 
-// Through `Same` rather than `impl .. for B::Device`: a mismatch is then an unmet bound, reported with the message
-// above, instead of a projection mismatch that rustc words itself.
+// Through `Same` rather than `impl .. for D`: a mismatch is then an unmet bound, reported with the message above,
+// instead of a type mismatch that rustc words itself.
 #[diagnostic::do_not_recommend]
-impl<B: Leaf, T: Same<B::Device>> BackendField<B> for T {
+impl<B, D, T: Same<D>> BackendField<B, D> for T {
     #[inline]
-    fn backend_device(&self) -> &B::Device {
+    fn backend_device(&self) -> &D {
         self.same()
     }
 
     #[inline]
-    fn from_backend_device(device: B::Device) -> Self {
+    fn from_backend_device(device: D) -> Self {
         T::from_same(device)
     }
 }
@@ -164,6 +180,17 @@ macro_rules! leaf_trait {
             type Device;
             $(fn $op($($arg: $ty),*) -> $ret;)*
             $($extra_declarations)*
+
+            /// The tensor enums' `Clone` and `Debug` go through these: `Clone::clone` of the tensor type itself
+            /// would need its impl, which for a path that is no backend may be one more error.
+            #[inline]
+            fn clone_tensor(tensor: &Self::Tensor) -> Self::Tensor {
+                tensor.clone()
+            }
+
+            fn debug_tensor(tensor: &Self::Tensor) -> &dyn Debug {
+                tensor
+            }
         }
 
         #[diagnostic::do_not_recommend]
