@@ -31,3 +31,30 @@ pub fn close(a: f32, e: f32, relative: f32) -> bool {
     let scale = a.abs().max(e.abs()).max(1.0);
     (a - e).abs() <= relative * scale
 }
+
+/// One `#[test]` per check and base backend: each check is a function generic over the backend that takes
+/// `&B::Device` (and returns `()` or a `Result`); it runs as `ndarray::<check>` and `candle::<check>`.
+#[macro_export]
+macro_rules! tests_on_every_base_backend {
+    ($($check:ident),* $(,)?) => {
+        $crate::tests_on_backend!(ndarray, ::dispatch_core::backends::NdArray,
+            ::dispatch_core::backends::NdArrayDevice, $($check),*);
+        $crate::tests_on_backend!(candle, ::dispatch_core::backends::Candle,
+            ::dispatch_core::backends::CandleDevice::cpu(), $($check),*);
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! tests_on_backend {
+    ($module:ident, $backend:ty, $device:expr, $($check:ident),*) => {
+        mod $module {
+            $(
+                #[test]
+                fn $check() -> impl ::std::process::Termination {
+                    super::$check::<$backend>(&$device)
+                }
+            )*
+        }
+    };
+}

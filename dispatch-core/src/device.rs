@@ -35,7 +35,9 @@ pub trait Dispatch:
     /// Both implement `DistributedOf<Self>`, which lets `distributed::run` accept any device of the enum.
     type Distributed: DistributedOf<Self> + Clone + Debug + PartialEq + Send + Sync + 'static;
 
-    /// The name of every compiled-in device, as `Display` writes them and `FromStr` reads them.
+    /// The name of every compiled-in device, as `Display` writes them and `FromStr` reads them: one per variant
+    /// (`autodiff:<base>` for each base of an `#[autodiff]` variant). A `#[backend]` variant's name stands for its
+    /// device type's `Default`.
     fn names() -> &'static [&'static str];
 
     /// Splits the device into a local device (single-backend ops) or the distributed device (collectives).

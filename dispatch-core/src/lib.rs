@@ -5,7 +5,7 @@
 //! with no wildcard arm and no panic, and turns misuse into compile errors at your line.
 
 #[doc(hidden)]
-#[path = "private.rs"]
+#[path = "private/mod.rs"]
 pub mod __private01;
 pub mod backend;
 pub mod backends;

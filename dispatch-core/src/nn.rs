@@ -3,9 +3,11 @@
 //! Gradients come either from reverse-mode autodiff (backends that record gradients) or from backpropagation
 //! written by hand, so backends without autodiff train too, and the two can be checked against each other.
 
-use crate::backend::{AutodiffBackend, Backend};
+use crate::backend::{AutodiffBackend, Backend, HostTensor};
 use crate::device::DeviceOf;
+use crate::distributed::{Collective, Communicator, ReduceOp};
 use crate::error::{Error, Result};
+use crate::shape::Shape;
 use crate::tensor::Tensor;
 
 /// `inputs -> hidden (ReLU) -> outputs` logits.
@@ -36,6 +38,17 @@ impl<B: Backend> MlpGradients<B> {
     /// Rebuilds gradients from tensors in parameter order, e.g. after an all-reduce.
     pub fn from_tensors(loss: f32, [w1, b1, w2, b2]: [Tensor<B>; 4]) -> Self {
         Self { loss, w1, b1, w2, b2 }
+    }
+
+    /// The gradients and the loss reduced over every rank of `communicator`, which every rank calls alike.
+    /// Data-parallel training applies `ReduceOp::Mean`: with equal shards, that is the full batch's gradients
+    /// and loss, so every rank takes the same step.
+    pub fn all_reduce(&self, communicator: &Communicator, op: ReduceOp) -> Result<Self> {
+        let [w1, b1, w2, b2] = self.tensors().map(|gradient| communicator.all_reduce(gradient, op));
+        let loss = HostTensor { data: vec![self.loss], shape: Shape::new([1]) };
+        let loss = communicator.execute(Collective::AllReduce(op), loss)?.data.first().copied();
+        let loss = loss.ok_or_else(|| Error::invalid("all_reduce", "the reduced loss came back empty"))?;
+        Ok(Self { loss, w1: w1?, b1: b1?, w2: w2?, b2: b2? })
     }
 }
 
@@ -171,12 +184,14 @@ pub fn one_hot<B: Backend>(
     classes: usize,
     device: &(impl DeviceOf<B> + ?Sized),
 ) -> Result<Tensor<B>> {
-    let mut data = vec![0.0; labels.len() * classes];
+    if let Some(label) = labels.iter().find(|&&label| label >= classes) {
+        return Err(Error::invalid("one_hot", format!("label {label} is not below {classes} classes")));
+    }
+    let shape = Shape::new([labels.len(), classes]);
+    shape.check_tensor_shape("one_hot")?;
+    let mut data = vec![0.0; shape.num_elements()];
     for (row, &label) in labels.iter().enumerate() {
-        if label >= classes {
-            return Err(Error::invalid("one_hot", format!("label {label} is not below {classes} classes")));
-        }
         data[row * classes + label] = 1.0;
     }
-    Tensor::from_vec(data, [labels.len(), classes], device)
+    Tensor::from_vec(data, shape, device)
 }

@@ -29,8 +29,10 @@ pub(crate) fn uniform(shape: &Shape, low: f32, high: f32, seed: u64, op: &'stati
     }
     let mut rng = SplitMix64(seed);
     let (low, span) = (f64::from(low), f64::from(high) - f64::from(low));
+    let mut values = allocate(shape.num_elements(), op)?;
     // Rounding to f32 can land on `high` itself; keep the interval half-open.
-    Ok((0..shape.num_elements()).map(|_| ((low + span * rng.next_unit()) as f32).min(high.next_down())).collect())
+    values.extend((0..shape.num_elements()).map(|_| ((low + span * rng.next_unit()) as f32).min(high.next_down())));
+    Ok(values)
 }
 
 pub(crate) fn normal(shape: &Shape, mean: f32, std: f32, seed: u64, op: &'static str) -> Result<Vec<f32>> {
@@ -40,16 +42,29 @@ pub(crate) fn normal(shape: &Shape, mean: f32, std: f32, seed: u64, op: &'static
     }
     let mut rng = SplitMix64(seed);
     let count = shape.num_elements();
-    let mut values = Vec::with_capacity(count + 1);
+    let mut values = allocate(count, op)?;
+    let (mean, std) = (f64::from(mean), f64::from(std));
     while values.len() < count {
         // Box-Muller: two uniforms give two independent standard normals. `1 - u` keeps the log argument in (0, 1].
         let radius = (-2.0 * (1.0 - rng.next_unit()).ln()).sqrt();
         let angle = std::f64::consts::TAU * rng.next_unit();
-        values.push(radius * angle.cos());
-        values.push(radius * angle.sin());
+        for z in [radius * angle.cos(), radius * angle.sin()] {
+            if values.len() < count {
+                values.push((mean + std * z) as f32);
+            }
+        }
     }
-    values.truncate(count);
-    Ok(values.into_iter().map(|z| (f64::from(mean) + f64::from(std) * z) as f32).collect())
+    Ok(values)
+}
+
+/// Room for `count` values, or an error when the machine cannot give it (a shape can be valid and still too large
+/// for this machine's memory).
+fn allocate(count: usize, op: &'static str) -> Result<Vec<f32>> {
+    let mut values = Vec::new();
+    values
+        .try_reserve_exact(count)
+        .map_err(|_| Error::invalid(op, format!("cannot allocate {count} random values on this machine")))?;
+    Ok(values)
 }
 
 #[cfg(test)]
@@ -74,6 +89,14 @@ mod tests {
         let var = data.iter().map(|&x| (f64::from(x) - mean).powi(2)).sum::<f64>() / data.len() as f64;
         assert!((mean - 1.5).abs() < 0.02, "mean {mean}");
         assert!((var.sqrt() - 0.5).abs() < 0.02, "std {}", var.sqrt());
+    }
+
+    #[test]
+    fn a_valid_shape_too_large_for_memory_is_an_error() {
+        let huge = Shape::new([1 << 60]);
+        assert!(huge.check_tensor_shape("t").is_ok());
+        assert!(matches!(uniform(&huge, 0.0, 1.0, 0, "t"), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(normal(&huge, 0.0, 1.0, 0, "t"), Err(Error::InvalidArgument { .. })));
     }
 
     #[test]

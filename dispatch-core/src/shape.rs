@@ -5,7 +5,7 @@ use std::fmt;
 use crate::error::{Error, Result};
 
 /// The dimensions of a tensor, outermost first. A shape always has at least one dimension: a scalar is `[1]`.
-#[derive(Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Shape {
     dims: Vec<usize>,
 }
@@ -51,6 +51,17 @@ impl Shape {
             return Err(Error::invalid(
                 op,
                 format!("shape {self} is too large: a tensor holds at most {} elements", Self::MAX_ELEMENTS),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks that `len` values, in row-major order, exactly fill a tensor of this shape.
+    pub fn check_data_len(&self, op: &'static str, len: usize) -> Result<()> {
+        if len != self.num_elements() {
+            return Err(Error::invalid(
+                op,
+                format!("{len} values do not fill shape {self} ({} elements)", self.num_elements()),
             ));
         }
         Ok(())
@@ -122,11 +133,12 @@ impl Shape {
         Ok(())
     }
 
-    /// This shape with dimension `axis` set to `len`.
-    pub fn with_dim(&self, axis: usize, len: usize) -> Shape {
+    /// This shape with dimension `axis` set to `len`; an error naming `op` if there is no such axis.
+    pub fn with_dim(&self, op: &'static str, axis: usize, len: usize) -> Result<Shape> {
+        self.check_axis(op, axis)?;
         let mut dims = self.dims.clone();
         dims[axis] = len;
-        Shape::new(dims)
+        Ok(Shape::new(dims))
     }
 
     /// Checks `narrow(axis, start, len)` against this shape.
@@ -158,7 +170,7 @@ impl Shape {
             }
             total = shape.dims[axis].checked_add(total).ok_or_else(|| too_long_to_concatenate(axis))?;
         }
-        first.with_dim(axis, total).checked("cat")
+        first.with_dim("cat", axis, total)?.checked("cat")
     }
 
     fn checked(self, op: &'static str) -> Result<Shape> {

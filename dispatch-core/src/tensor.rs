@@ -157,7 +157,12 @@ impl<B: Backend> Tensor<B> {
         if scalar == 0.0 {
             return Err(Error::invalid("div_scalar", "division by zero"));
         }
-        self.mul_scalar(1.0 / scalar)
+        let reciprocal = 1.0 / scalar;
+        if reciprocal.is_finite() {
+            return self.mul_scalar(reciprocal);
+        }
+        // The reciprocal of a subnormal overflows to infinity, which would turn 0 / s into NaN.
+        self.div(&Self::full([1], scalar, &self.device())?)
     }
 
     pub fn powf_scalar(&self, exponent: f32) -> Result<Self> {

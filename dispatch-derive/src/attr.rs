@@ -30,7 +30,8 @@ pub struct EnumOptions {
 #[derive(Default, FromAttributes)]
 #[darling(attributes(dispatch))]
 pub struct VariantOptions {
-    /// The device's name for `Display` and `FromStr`; the variant's name in lowercase by default.
+    /// The variant's name for `Display` and `FromStr` (the same for every device it holds); the variant's name in
+    /// lowercase by default.
     pub name: Option<SpannedValue<String>>,
     /// No `From<field>` for the enum: for a field type that an alias makes equal to another variant's.
     pub no_from: Flag,

@@ -30,7 +30,8 @@ pub struct Device {
     pub ident: Ident,
     /// Carried onto every arm, variant and item generated for this device.
     pub cfgs: Vec<Attribute>,
-    /// What `Display` writes and `FromStr` reads.
+    /// What `Display` writes and `FromStr` reads, for every device of this variant: `FromStr` gives the variant on
+    /// its field type's default device.
     pub name: String,
     /// Where the name comes from: the `#[dispatch(name = "...")]` literal, or the variant's name.
     pub name_span: Span,
@@ -115,8 +116,11 @@ impl Model {
 }
 
 impl Device {
+    /// Where generated code that handles the field is reported: at the field, but resolved as the rest of the
+    /// expansion, so that the locals it uses are the call site's even when the field's tokens come from a macro's
+    /// caller (macro hygiene would otherwise keep them apart).
     pub fn field_span(&self) -> Span {
-        syn::spanned::Spanned::span(&self.field)
+        Span::call_site().located_at(syn::spanned::Spanned::span(&self.field))
     }
 
     /// The cfg attributes, ready to put in front of an arm or item.

@@ -209,6 +209,26 @@ fn validation_rejects_what_cannot_be_dispatched() -> Outcome {
 }
 
 #[test]
+fn a_field_that_cannot_be_spelled_outside_the_enum_is_reported_not_dropped() {
+    // No enum rustc accepts makes the rewrite fail (one identifier becomes another), so the test crafts one: with
+    // `Self` spelled `_`, `Self::Device` becomes `_::Device`, which is no type. A variant dropped without an error
+    // would leave its arms out of every generated `match`; it must be an error at the field instead.
+    let field: syn::Type = syn::parse_quote!(Self::Device);
+    let unnameable = proc_macro2::Ident::new("_", proc_macro2::Span::call_site());
+    let mut errors = darling::Error::accumulator();
+    let rewritten = valid::field_outside_the_enum(&field, &unnameable, &mut errors);
+    assert!(rewritten.is_none());
+    let errors: Vec<String> = errors.into_inner().into_iter().flatten().map(|error| error.to_string()).collect();
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(errors[0].starts_with("this field type is no type once `Self` is spelled `_`"), "{}", errors[0]);
+
+    let mut errors = darling::Error::accumulator();
+    let rewritten = valid::field_outside_the_enum(&field, &quote::format_ident!("Device"), &mut errors);
+    assert!(errors.finish().is_ok());
+    assert_eq!(rewritten.map(|field| quote!(#field).to_string()), Some("Device :: Device".to_owned()));
+}
+
+#[test]
 fn expansion_dispatches_each_op_with_one_arm_per_leaf() -> Outcome {
     let tokens = expansion(sample())?;
     syn::parse2::<syn::File>(tokens.clone()).map_err(|error| error.to_string())?;

@@ -7,7 +7,7 @@ use darling::Error;
 use darling::error::Accumulator;
 use proc_macro2::Span;
 use syn::ext::IdentExt;
-use syn::{Fields, Type};
+use syn::{Fields, Ident, Type};
 
 use crate::ast::{Input, Variant};
 use crate::attr::{RoleAttr, RoleKind};
@@ -59,7 +59,7 @@ fn check_not_generic(input: &Input, errors: &mut Accumulator) {
 fn device(variant: &Variant, enum_ident: &syn::Ident, errors: &mut Accumulator) -> Option<Device> {
     let original = variant.original;
     let role = role(variant, errors);
-    let field = field(original, errors);
+    let field = field(original, errors).and_then(|field| field_outside_the_enum(&field, enum_ident, errors));
     let name = name(variant, errors);
     let (role, field, (name, name_span)) = (role?, field?, name?);
     Some(Device {
@@ -67,7 +67,7 @@ fn device(variant: &Variant, enum_ident: &syn::Ident, errors: &mut Accumulator) 
         cfgs: variant.cfgs.clone(),
         name,
         name_span,
-        field: syn::parse2(model::replace_self(quote::quote!(#field), enum_ident)).ok()?,
+        field,
         role,
         from_impl: !variant.options.no_from.is_present(),
     })
@@ -134,6 +134,25 @@ fn field(variant: &syn::Variant, errors: &mut Accumulator) -> Option<Type> {
     None
 }
 
+/// The field's type with `Self` spelled as the enum, so that it means the same in the items generated outside the
+/// enum. One identifier becoming another leaves a type a type, so this fails for no enum rustc accepts; were it to,
+/// the variant is reported here, since a variant dropped silently would be missing from every generated `match`.
+pub(crate) fn field_outside_the_enum(field: &Type, enum_ident: &Ident, errors: &mut Accumulator) -> Option<Type> {
+    match syn::parse2(model::replace_self(quote::quote!(#field), enum_ident)) {
+        Ok(field) => Some(field),
+        Err(error) => {
+            errors.push(
+                Error::custom(format!(
+                    "this field type is no type once `Self` is spelled `{enum_ident}` ({error}), and generated items \
+                     outside the enum need it spelled so: write the type without `Self`"
+                ))
+                .with_span(field),
+            );
+            None
+        }
+    }
+}
+
 /// The device's name: `#[dispatch(name = "...")]`, or the variant's name in lowercase.
 fn name(variant: &Variant, errors: &mut Accumulator) -> Option<(String, Span)> {
     let Some(chosen) = &variant.options.name else {
@@ -169,9 +188,14 @@ fn name(variant: &Variant, errors: &mut Accumulator) -> Option<(String, Span)> {
 
 /// At most one `#[autodiff]` variant, and it must not wrap a backend that is autodiff already.
 fn check_autodiff(devices: &[Device], input: &Input, errors: &mut Accumulator) {
-    let autodiff_roles =
-        input.variants.iter().flat_map(|variant| &variant.roles).filter(|role| role.kind == RoleKind::Autodiff);
-    for extra in autodiff_roles.skip(1) {
+    // Variants, not attributes: a variant marked twice is reported once, by `role`. A variant's role is its first
+    // role attribute, as in `role`, so one that also carries another role is not counted twice either.
+    let autodiff_variants = input
+        .variants
+        .iter()
+        .filter_map(|variant| variant.roles.first())
+        .filter(|role| role.kind == RoleKind::Autodiff);
+    for extra in autodiff_variants.skip(1) {
         errors.push(
             Error::custom(
                 "only one `#[autodiff]` variant is allowed: it already wraps every `#[backend]` variant of the enum",
@@ -225,7 +249,9 @@ fn check_has_backend(devices: &[Device], input: &Input, errors: &mut Accumulator
     }
 }
 
-/// `Display` and `FromStr` must be inverses, so no two variants may share a name.
+/// No two variants may share a name: `FromStr` finds the variant by its name, so the second would be unreachable,
+/// and `Display` could not tell the two apart. A name is the variant's, not its device's: `FromStr` then
+/// `Display` gives back the name, `Display` then `FromStr` the variant (with its field's default device).
 fn check_unique_names(devices: &[Device], errors: &mut Accumulator) {
     let mut first_by_name: HashMap<&str, &Device> = HashMap::new();
     for device in devices {

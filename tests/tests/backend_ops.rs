@@ -227,31 +227,23 @@ fn seeded_random_numbers_are_identical_across_backends() {
     assert_eq!(normal.to_vec().unwrap(), same_seed.to_vec().unwrap());
 }
 
-/// Instantiates the generic tests above for one backend.
-macro_rules! tests_for_backend {
-    ($module:ident, $backend:ty, $device:expr) => {
-        mod $module {
-            tests_for_backend!(@each $backend, $device;
-                from_vec_keeps_row_major_order_and_device, full_zeros_and_ones_fill_the_shape,
-                binary_ops_of_equal_shapes, bias_add_broadcasts_a_row_over_every_row,
-                broadcasting_stretches_size_one_dims_on_both_sides, scalar_ops_apply_to_every_element,
-                unary_ops_match_their_math, matmul_of_two_matrices, batched_matmul_multiplies_each_pair,
-                reductions_over_everything_give_shape_one, reductions_along_an_axis_keep_it_with_size_one,
-                log_softmax_normalises_each_lane, argmax_picks_the_first_of_equal_maxima,
-                narrow_and_cat_slice_and_join, reshape_and_swap_dims_keep_row_major_semantics,
-                ops_read_strided_views_correctly, zero_sized_dims_follow_the_documented_rules,
-            );
-        }
-    };
-    (@each $backend:ty, $device:expr; $($test:ident),* $(,)?) => {
-        $(
-            #[test]
-            fn $test() {
-                super::$test::<$backend>(&$device);
-            }
-        )*
-    };
-}
-
-tests_for_backend!(ndarray, dispatch_core::backends::NdArray, dispatch_core::backends::NdArrayDevice);
-tests_for_backend!(candle, dispatch_core::backends::Candle, dispatch_core::backends::CandleDevice::cpu());
+// Every check above, on every base backend.
+dispatch_tests::tests_on_every_base_backend!(
+    from_vec_keeps_row_major_order_and_device,
+    full_zeros_and_ones_fill_the_shape,
+    binary_ops_of_equal_shapes,
+    bias_add_broadcasts_a_row_over_every_row,
+    broadcasting_stretches_size_one_dims_on_both_sides,
+    scalar_ops_apply_to_every_element,
+    unary_ops_match_their_math,
+    matmul_of_two_matrices,
+    batched_matmul_multiplies_each_pair,
+    reductions_over_everything_give_shape_one,
+    reductions_along_an_axis_keep_it_with_size_one,
+    log_softmax_normalises_each_lane,
+    argmax_picks_the_first_of_equal_maxima,
+    narrow_and_cat_slice_and_join,
+    reshape_and_swap_dims_keep_row_major_semantics,
+    ops_read_strided_views_correctly,
+    zero_sized_dims_follow_the_documented_rules,
+);

@@ -7,6 +7,7 @@
 //! mixed devices across backends are the dispatch enums' tests.
 
 use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
+use dispatch_core::nn::one_hot;
 use dispatch_core::{Backend, Error, Result, Shape, Tensor};
 use dispatch_tests::assert_close;
 use proptest::prelude::*;
@@ -103,30 +104,25 @@ fn other_arguments_out_of_their_domain<B: Backend>(device: &B::Device) {
     assert_invalid(vector.transpose(), "transpose", "at least 2");
     assert_invalid(vector.to_scalar(), "to_scalar", "one-element");
     assert_invalid(vector.div_scalar(0.0), "div_scalar", "zero");
+    assert_invalid(one_hot::<B>(&[0, 3], 3, device), "one_hot", "label 3");
+    assert_invalid(one_hot::<B>(&[0, 1], usize::MAX, device), "one_hot", "too large");
 }
 
-macro_rules! tests_for_backend {
-    ($module:ident, $backend:ty, $device:expr) => {
-        mod $module {
-            tests_for_backend!(@each $backend, $device;
-                mismatched_shapes_name_the_op_and_both_shapes, axes_out_of_range_are_invalid_arguments,
-                reshape_needs_the_same_element_count_and_a_shape,
-                creation_rejects_empty_shapes_and_data_that_does_not_fit, other_arguments_out_of_their_domain,
-            );
-        }
-    };
-    (@each $backend:ty, $device:expr; $($test:ident),* $(,)?) => {
-        $(
-            #[test]
-            fn $test() {
-                super::$test::<$backend>(&$device);
-            }
-        )*
-    };
+/// Dividing by a subnormal divides; its reciprocal would overflow to infinity and turn 0 / s into NaN.
+fn division_by_a_subnormal_scalar_is_exact<B: Backend>(device: &B::Device) {
+    let tiny = f32::MIN_POSITIVE / 4.0;
+    let quotient = Tensor::<B>::from_vec(vec![0.0, tiny, -tiny], [3], device).unwrap().div_scalar(tiny).unwrap();
+    assert_eq!(quotient.to_vec().unwrap(), [0.0, 1.0, -1.0]);
 }
 
-tests_for_backend!(ndarray, dispatch_core::backends::NdArray, dispatch_core::backends::NdArrayDevice);
-tests_for_backend!(candle, dispatch_core::backends::Candle, dispatch_core::backends::CandleDevice::cpu());
+dispatch_tests::tests_on_every_base_backend!(
+    mismatched_shapes_name_the_op_and_both_shapes,
+    axes_out_of_range_are_invalid_arguments,
+    reshape_needs_the_same_element_count_and_a_shape,
+    creation_rejects_empty_shapes_and_data_that_does_not_fit,
+    other_arguments_out_of_their_domain,
+    division_by_a_subnormal_scalar_is_exact,
+);
 
 // ---- random shapes: Err, or Ok with the result a host reference computes ---------------------------------------
 

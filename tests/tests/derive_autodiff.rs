@@ -137,3 +137,37 @@ fn autodiff_tensors_mix_only_with_their_own_base() {
     assert_eq!(tracked.grad(&gradients).unwrap().to_vec().unwrap(), vec![2.0, 2.0]);
     assert_eq!(tracked.device().to_string(), "autodiff:ndarray");
 }
+
+#[test]
+fn a_tensor_that_records_a_graph_does_not_leave_its_backend() {
+    let device = |name: &str| name.parse::<Device>().unwrap();
+    let leaf = T::from_vec(vec![1.0, 2.0], [2], &device("autodiff:candle")).unwrap().require_grad().unwrap();
+    let doubled = leaf.mul_scalar(2.0).unwrap();
+    // Through host memory the values would arrive untracked and the gradient would silently be lost.
+    for tensor in [&leaf, &doubled] {
+        for target in ["autodiff:ndarray", "autodiff:host", "candle", "ndarray"] {
+            let error = tensor.to_device(&device(target)).unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                format!(
+                    "invalid argument to `to_device`: the tensor records an autodiff graph on `autodiff:candle`, \
+                     and moving it to `{target}`, another backend, would cut the graph and lose its gradient; \
+                     call `detach()` first to move its values alone"
+                )
+            );
+        }
+    }
+
+    // Within its own backend the move is `Autodiff`'s, which the gradient flows back through.
+    let moved = doubled.to_device(&device("autodiff:candle")).unwrap();
+    let gradients = moved.sum().unwrap().backward().unwrap();
+    assert_eq!(leaf.grad(&gradients).unwrap().to_vec().unwrap(), vec![2.0, 2.0]);
+
+    // Detached, or never tracked, its values go anywhere.
+    let detached = doubled.detach().unwrap();
+    assert_eq!(detached.id(), None);
+    for target in ["autodiff:ndarray", "autodiff:host", "candle", "ndarray", "host"] {
+        let moved = detached.to_device(&device(target)).unwrap();
+        assert_eq!((moved.to_vec().unwrap(), moved.device().to_string()), (vec![2.0, 4.0], target.to_owned()));
+    }
+}

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 mod distributed_support;
 
-use dispatch_core::backends::NdArrayDevice;
+use dispatch_core::backends::{NdArray, NdArrayDevice};
 use dispatch_core::distributed::{self, Rank, ReduceOp};
 use dispatch_core::{AutodiffDevice, Dispatch, DistributedDevice, Error, Result, Route, Tensor};
 use dispatch_tests::assert_close;
@@ -117,4 +117,48 @@ fn data_parallel_training_follows_the_single_device_loss_curve() {
             assert_close(&curve, &single, 1e-4);
         }
     }
+}
+
+/// A backend device named `mpi`, like the MPI engine.
+#[derive(Clone, Debug, PartialEq, Dispatch)]
+enum Machines {
+    #[backend(NdArray)]
+    Mpi(NdArrayDevice),
+    #[distributed]
+    Cluster(DistributedDevice<Self>),
+}
+
+/// An autodiff device named `mpi`: its local devices are `mpi:<base>`, like the MPI engine on a device.
+#[derive(Clone, Debug, PartialEq, Dispatch)]
+enum Recorders {
+    #[backend(NdArray)]
+    NdArray(NdArrayDevice),
+    #[autodiff]
+    Mpi(AutodiffDevice<Self>),
+    #[distributed]
+    Cluster(DistributedDevice<Self>),
+}
+
+#[test]
+fn a_cluster_spec_that_also_names_a_local_device_called_mpi_is_an_error_not_a_guess() {
+    let error = "cluster:mpi".parse::<Machines>().unwrap_err();
+    assert!(error.to_string().contains("`mpi` is ambiguous"), "{error}");
+    let error = "cluster:mpi:ndarray".parse::<Recorders>().unwrap_err();
+    assert!(error.to_string().contains("`mpi:ndarray` is ambiguous"), "{error}");
+    assert!(error.to_string().contains("#[dispatch(name"), "{error}");
+}
+
+#[test]
+fn a_local_device_called_mpi_still_runs_in_a_list_of_ranks() {
+    let machines: Machines = "cluster:mpi,mpi".parse().unwrap();
+    assert_eq!(machines.to_string(), "cluster:mpi,mpi");
+    let Route::Distributed(cluster) = machines.route() else { panic!("{machines} is not a cluster") };
+    assert_eq!(cluster.local_devices(), &[MachinesLocal::Mpi(NdArrayDevice), MachinesLocal::Mpi(NdArrayDevice)]);
+    let sums = distributed::run(&machines, |rank| {
+        let tensor = Tensor::<MachinesBackend>::ones([2], rank.device())?;
+        rank.all_reduce(&tensor, ReduceOp::Sum)?.to_vec()
+    });
+    assert_eq!(sums.into_values().unwrap(), vec![vec![2.0, 2.0]; 2]);
+    let recorders: Recorders = "cluster:mpi:ndarray,ndarray".parse().unwrap();
+    assert_eq!(recorders.to_string(), "cluster:mpi:ndarray,ndarray");
 }

@@ -83,12 +83,31 @@ fn a_reduce_scatter_that_cannot_split_evenly_fails_on_every_rank() {
 }
 
 #[test]
+fn a_gather_no_tensor_could_hold_fails_on_every_rank() {
+    // Each rank's empty tensor is a valid shape, but two of them side by side have more rows than any
+    // tensor may hold elements.
+    let rows = Shape::MAX_ELEMENTS / 2 + 1;
+    let results =
+        run_in_process(2, TIMEOUT, |comm| Ok(comm.execute(Collective::AllGather, host(Vec::new(), &[rows, 0, 1]))))
+            .unwrap()
+            .into_values()
+            .unwrap();
+    for result in results {
+        let error = result.unwrap_err();
+        assert!(matches!(error, Error::InvalidArgument { op: "all_gather", .. }), "{error}");
+        assert!(error.to_string().contains("too large"), "{error}");
+    }
+}
+
+#[test]
 fn values_that_do_not_fill_the_shape_are_rejected() {
     let results = run_in_process(1, TIMEOUT, |comm| Ok(comm.execute(Collective::AllGather, host(vec![1.0], &[2]))))
         .unwrap()
         .into_values()
         .unwrap();
-    assert!(matches!(results[0], Err(Error::InvalidArgument { op: "all_gather", .. })));
+    let error = results[0].as_ref().unwrap_err();
+    assert!(matches!(error, Error::InvalidArgument { op: "all_gather", .. }), "{error}");
+    assert!(error.to_string().contains("1 values do not fill shape [2]"), "{error}");
 }
 
 #[test]

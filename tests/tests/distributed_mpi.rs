@@ -1,5 +1,6 @@
 //! The MPI engine, run for real: `mpirun -np 2 ... distributed_mpi-<hash> --nocapture` (see `.ci/mpi`). Each
-//! process checks its MPI results against the in-process engine on the same data, computed in the same binary.
+//! process checks its MPI results against the in-process engine on the same data, computed in the same binary,
+//! then drops its last MPI handle and checks that MPI, now finalised, is reported unavailable.
 //!
 //! Skipped, with a note on stderr, when built without the `mpi` feature or not started by `mpirun`; with
 //! `DISPATCH_REQUIRE_MPI=1` set (as `.ci/mpi` does) a skip is a failure instead.
@@ -95,6 +96,22 @@ mod checks {
         }
         println!("distributed_mpi: rank {rank}: {} collectives equal to the in-process engine", outputs.len());
         training_matches_the_in_process_cluster(rank);
+        // The last handle: dropping it finalises MPI. Last in the process, since MPI cannot start again.
+        drop(world);
+        mpi_is_unavailable_once_finalised(rank);
+    }
+
+    /// MPI cannot be initialised twice in a process: once the last handle is gone, asking for the world (or
+    /// an MPI device) is an `EngineUnavailable` error that says what happened, not a crash inside MPI.
+    fn mpi_is_unavailable_once_finalised(rank: usize) {
+        let Err(error) = MpiWorld::get() else {
+            panic!("rank {rank}: MPI was still available after its last handle was dropped");
+        };
+        assert!(matches!(error, Error::EngineUnavailable { engine: "mpi", .. }), "{error}");
+        assert!(error.to_string().contains("finalised when the last MPI handle"), "{error}");
+        let error = "cluster:mpi:ndarray".parse::<Device>().unwrap_err();
+        assert!(error.to_string().contains("distributed engine `mpi` is unavailable"), "{error}");
+        println!("distributed_mpi: rank {rank}: after finalisation MPI is reported unavailable: {error}");
     }
 
     /// The same data-parallel training through a derived device: `cluster:mpi:...` against 2 in-process ranks.

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::distributed::{Communicator, ReduceOp, run_in_process};
+use dispatch_core::nn::MlpGradients;
 use dispatch_core::{Backend, DeviceOf, Result, Tensor};
 
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -85,4 +86,41 @@ fn collective_outputs_stay_on_the_input_device() {
     .into_values()
     .unwrap();
     assert_eq!(devices, vec![CandleDevice::cpu(); 2]);
+}
+
+/// Gradients of loss `scale`, parameter `i` filled with `scale * (i + 1)`.
+fn scaled_gradients(scale: f32) -> Result<MlpGradients<NdArray>> {
+    let filled = |index: usize, dims: &[usize]| {
+        Tensor::<NdArray>::from_vec(vec![scale * (index + 1) as f32; dims.iter().product()], dims, &NdArrayDevice)
+    };
+    let tensors = [filled(0, &[2, 3])?, filled(1, &[3])?, filled(2, &[3, 2])?, filled(3, &[2])?];
+    Ok(MlpGradients::from_tensors(scale, tensors))
+}
+
+/// The loss, and every gradient's values and dims.
+type HostGradients = (f32, Vec<(Vec<f32>, Vec<usize>)>);
+
+fn host_values(gradients: &MlpGradients<NdArray>) -> Result<HostGradients> {
+    let tensors =
+        gradients.tensors().iter().map(|tensor| Ok((tensor.to_vec()?, tensor.dims()))).collect::<Result<_>>()?;
+    Ok((gradients.loss, tensors))
+}
+
+#[test]
+fn mlp_gradients_reduce_every_gradient_and_the_loss_over_the_ranks() {
+    // Ranks scaled 1, 2 and 3: the mean is scaled 2, the sum 6.
+    let results = run_in_process(3, TIMEOUT, |comm| {
+        let local = scaled_gradients(comm.rank() as f32 + 1.0)?;
+        let mean = host_values(&local.all_reduce(&comm, ReduceOp::Mean)?)?;
+        let sum = host_values(&local.all_reduce(&comm, ReduceOp::Sum)?)?;
+        Ok([mean, sum])
+    })
+    .unwrap()
+    .into_values()
+    .unwrap();
+    let expected =
+        [host_values(&scaled_gradients(2.0).unwrap()).unwrap(), host_values(&scaled_gradients(6.0).unwrap()).unwrap()];
+    for outputs in results {
+        assert_eq!(outputs, expected);
+    }
 }

@@ -2,9 +2,22 @@
 
 use std::thread;
 
-use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice, NdArrayTensor};
-use dispatch_core::{Backend, Tensor};
+use dispatch_core::backends::{Autodiff, AutodiffTensor, Candle, CandleDevice, NdArray, NdArrayDevice, NdArrayTensor};
+use dispatch_core::{AutodiffDevice, Backend, Dispatch, DistributedDevice, Gradients, Tensor};
 use dispatch_tests::assert_close;
+
+/// A derived enum with every role, so its generated types are checked too.
+#[derive(Clone, Debug, PartialEq, Dispatch)]
+pub enum Device {
+    #[backend(Candle)]
+    Candle(CandleDevice),
+    #[backend(NdArray)]
+    NdArray(NdArrayDevice),
+    #[autodiff]
+    Autodiff(AutodiffDevice<Self>),
+    #[distributed]
+    Cluster(DistributedDevice<Self>),
+}
 
 // Compiles only if every listed type is `Send + Sync`.
 const _: () = {
@@ -15,6 +28,17 @@ const _: () = {
     send_sync::<CandleDevice>();
     send_sync::<<Candle as Backend>::FloatTensor>();
     send_sync::<Tensor<Candle>>();
+    send_sync::<AutodiffTensor<NdArray>>();
+    send_sync::<AutodiffTensor<Candle>>();
+    send_sync::<Tensor<Autodiff<Candle>>>();
+    send_sync::<Gradients<Autodiff<NdArray>>>();
+    send_sync::<Device>();
+    send_sync::<DeviceLocal>();
+    send_sync::<DeviceBase>();
+    send_sync::<DistributedDevice<Device>>();
+    send_sync::<DeviceTensor>();
+    send_sync::<Tensor<DeviceBackend>>();
+    send_sync::<Gradients<DeviceBackend>>();
 };
 
 const THREADS: usize = 8;
@@ -67,4 +91,16 @@ fn one_ndarray_device_serves_eight_threads() {
 #[test]
 fn one_candle_device_serves_eight_threads() {
     one_device_serves_eight_threads::<Candle>(&CandleDevice::cpu());
+}
+
+#[test]
+fn one_autodiff_device_serves_eight_threads() {
+    one_device_serves_eight_threads::<Autodiff<NdArray>>(&NdArrayDevice);
+}
+
+#[test]
+fn one_device_of_a_derived_enum_serves_eight_threads() {
+    for name in ["candle", "ndarray", "autodiff:candle", "autodiff:ndarray"] {
+        one_device_serves_eight_threads::<DeviceBackend>(&name.parse::<DeviceLocal>().unwrap());
+    }
 }

@@ -8,7 +8,7 @@ use dispatch_core::backends::{Candle, CandleDevice};
 #[cfg(feature = "ndarray")]
 use dispatch_core::backends::{NdArray, NdArrayDevice};
 use dispatch_core::distributed::{Rank, ReduceOp};
-use dispatch_core::nn::{Mlp, MlpGradients, one_hot};
+use dispatch_core::nn::{Mlp, one_hot};
 use dispatch_core::{AutodiffDevice, Dispatch, DistributedDevice, Result, Tensor};
 pub use spirals::Spirals;
 
@@ -62,20 +62,13 @@ pub fn train(rank: &Rank<Device>, data: &Spirals, steps: usize) -> Result<Run> {
         } else {
             model.gradients_by_hand(&x, &targets)?
         };
-        let gradients = average(rank, &local)?;
+        let gradients = local.all_reduce(rank.communicator(), ReduceOp::Mean)?;
         losses.push(gradients.loss);
         model = model.step(&gradients, LEARNING_RATE)?;
     }
     let final_loss = mean_over_ranks(rank, model.loss(&x, &targets)?.to_scalar()?)?;
     let accuracy = mean_over_ranks(rank, model.accuracy(&x, labels)?)?;
     Ok(Run { losses, final_loss, accuracy })
-}
-
-/// The mean of every rank's gradients and losses. With equal shards (the data divides evenly over the ranks),
-/// that is exactly the full batch's.
-fn average(rank: &Rank<Device>, local: &MlpGradients<DeviceBackend>) -> Result<MlpGradients<DeviceBackend>> {
-    let [w1, b1, w2, b2] = local.tensors().map(|gradient| rank.all_reduce(gradient, ReduceOp::Mean));
-    Ok(MlpGradients::from_tensors(mean_over_ranks(rank, local.loss)?, [w1?, b1?, w2?, b2?]))
 }
 
 fn mean_over_ranks(rank: &Rank<Device>, value: f32) -> Result<f32> {

@@ -14,6 +14,21 @@ pub enum ReduceOp {
     Mean,
 }
 
+impl ReduceOp {
+    /// Turns element-wise sums over `world_size` ranks into this op's result, in place: `Sum` keeps them,
+    /// `Mean` divides them by the world size. Engines sum, then call this; dividing (not multiplying by the
+    /// reciprocal) keeps every engine's result bit-for-bit the same.
+    pub(crate) fn finish_sums(self, sums: &mut [f32], world_size: usize) {
+        match self {
+            Self::Sum => {}
+            Self::Mean => {
+                let world_size = world_size as f32;
+                sums.iter_mut().for_each(|sum| *sum /= world_size);
+            }
+        }
+    }
+}
+
 /// One collective call. Every rank of a group must make the same calls in the same order (SPMD), with the same
 /// arguments and tensors of the same shape; engines check this and answer a disagreement with
 /// [`Error::CollectiveMismatch`] on every rank.
@@ -58,7 +73,11 @@ impl Collective {
                 let total = rows.checked_mul(world_size).ok_or_else(|| {
                     Error::invalid(op, format!("gathering {world_size} tensors of shape {input} overflows"))
                 })?;
-                Ok(input.with_dim(0, total))
+                // Rows alone may fit while the elements do not; every rank rejects such a gather, before any
+                // rank allocates its output.
+                let output = input.with_dim(op, 0, total)?;
+                output.check_tensor_shape(op)?;
+                Ok(output)
             }
             Self::ReduceScatter(_) => {
                 let rows = leading_dim(op, input)?;
@@ -71,7 +90,7 @@ impl Collective {
                         ),
                     ));
                 }
-                Ok(input.with_dim(0, rows / world_size))
+                input.with_dim(op, 0, rows / world_size)
             }
         }
     }
@@ -138,7 +157,8 @@ pub(crate) fn check_agreement(this_rank: &Call, calls: &[Call]) -> Result<()> {
 }
 
 /// The part `[start, end)` of `len` elements that `rank` of `world_size` handles: contiguous, in rank order,
-/// sizes differing by at most one.
+/// sizes differing by at most one. Every caller has `rank < world_size` (groups have at least one rank), so
+/// `start + size <= len`: nothing here can overflow.
 pub(crate) fn split_range(len: usize, world_size: usize, rank: usize) -> std::ops::Range<usize> {
     let base = len / world_size;
     let extra = len % world_size;
@@ -185,6 +205,15 @@ mod tests {
         assert!(Collective::ReduceScatter(ReduceOp::Sum).output_shape(&shape, 3).is_err());
         assert!(Collective::Broadcast { root: 2 }.output_shape(&shape, 2).is_err());
         assert_eq!(Collective::Broadcast { root: 1 }.output_shape(&shape, 2).unwrap(), shape);
+    }
+
+    #[test]
+    fn mean_divides_sums_by_the_world_size_and_sum_keeps_them() {
+        let mut sums = [3.0, -6.0, 0.0];
+        ReduceOp::Sum.finish_sums(&mut sums, 3);
+        assert_eq!(sums, [3.0, -6.0, 0.0]);
+        ReduceOp::Mean.finish_sums(&mut sums, 3);
+        assert_eq!(sums, [1.0, -2.0, 0.0]);
     }
 
     #[test]

@@ -119,8 +119,9 @@ impl Communicator {
     }
 
     fn run_collective(&self, collective: Collective, shape: Option<Shape>, input: HostTensor) -> Result<HostTensor> {
+        // Rejects host data that does not fill its shape, before any rank waits on it.
         if let Some(shape) = &shape {
-            check_host_tensor(collective, shape, &input)?;
+            shape.check_data_len(collective.name(), input.data.len())?;
         }
         match &self.engine {
             Engine::Solo => {
@@ -136,17 +137,6 @@ impl Communicator {
             Engine::Mpi(engine) => engine.execute(collective, shape, input),
         }
     }
-}
-
-/// Rejects host data that does not fill its shape, before any rank waits on it.
-fn check_host_tensor(collective: Collective, shape: &Shape, input: &HostTensor) -> Result<()> {
-    if input.data.len() != shape.num_elements() {
-        return Err(crate::error::Error::invalid(
-            collective.name(),
-            format!("{} values do not fill shape {shape} ({} elements)", input.data.len(), shape.num_elements()),
-        ));
-    }
-    Ok(())
 }
 
 impl fmt::Debug for Communicator {

@@ -226,14 +226,28 @@ const MPI_PREFIX: &str = "mpi";
 /// Reads what follows the variant's name:
 /// - nothing: two in-process ranks on the first compiled-in local device;
 /// - a comma-separated list of rank devices (`ndarray,candle`): one in-process rank per device;
-/// - `mpi` or `mpi:<device>`: this process's rank of the MPI world (feature `mpi`), on `<device>` or the first
-///   compiled-in local device.
+/// - `mpi` or `mpi:<device>`, without a comma: this process's rank of the MPI world (feature `mpi`), on
+///   `<device>` or the first compiled-in local device.
+///
+/// A local device of the enum may itself be named `mpi` (or `mpi:<base>`, for an autodiff variant named `mpi`).
+/// In a list of ranks it is read as that device (device names never contain a comma); a spec of the MPI form
+/// that is exactly its name could mean either, and is an error rather than a guess.
 impl<D: Dispatch> FromStr for DistributedDevice<D> {
     type Err = ParseDeviceError;
 
     fn from_str(spec: &str) -> Result<Self, Self::Err> {
-        if let Some(local) = spec.strip_prefix(MPI_PREFIX).filter(|rest| rest.is_empty() || rest.starts_with(':')) {
-            return parse_mpi(spec, local.strip_prefix(':').unwrap_or(local));
+        if let Some(local) = mpi_form(spec) {
+            if D::Local::names().contains(&spec) {
+                return Err(ParseDeviceError::invalid(
+                    spec,
+                    format!(
+                        "`{spec}` is ambiguous: `{MPI_PREFIX}` selects the MPI engine, and `{spec}` is also the name of \
+                         a local device of this enum; rename that device with `#[dispatch(name = \"...\")]`, or list \
+                         it with other ranks (`{spec},{spec}`) for an in-process cluster"
+                    ),
+                ));
+            }
+            return parse_mpi(spec, local);
         }
         let ranks = if spec.is_empty() {
             let device = first_local_device::<D>(spec)?;
@@ -243,6 +257,13 @@ impl<D: Dispatch> FromStr for DistributedDevice<D> {
         };
         Self::in_process(ranks).map_err(|error| ParseDeviceError::invalid(spec, error.to_string()))
     }
+}
+
+/// The device part of a spec of the MPI form: `mpi` (an empty part) or `mpi:<device>`. One device, so a spec
+/// with a comma is a list of in-process ranks, even if its first rank's name starts with `mpi`.
+fn mpi_form(spec: &str) -> Option<&str> {
+    let rest = spec.strip_prefix(MPI_PREFIX).filter(|_| !spec.contains(','))?;
+    if rest.is_empty() { Some(rest) } else { rest.strip_prefix(':') }
 }
 
 fn first_local_device<D: Dispatch>(spec: &str) -> Result<D::Local, ParseDeviceError> {

@@ -43,13 +43,11 @@ impl HostOp for CollectiveOp {
             }
             // Rank r's input is part r of every rank's output.
             Collective::AllGather => communicator.execute(Collective::ReduceScatter(ReduceOp::Sum), grad_output),
-            // Part r of the reduction is rank r's output, so every rank's input gets every part's gradient.
+            // Part r of the reduction is rank r's output, so every rank's input gets every part's gradient,
+            // scaled as the forward scaled the sum.
             Collective::ReduceScatter(op) => {
                 let mut gathered = communicator.execute(Collective::AllGather, grad_output)?;
-                if op == ReduceOp::Mean {
-                    let world_size = communicator.world_size() as f32;
-                    gathered.data.iter_mut().for_each(|value| *value /= world_size);
-                }
+                op.finish_sums(&mut gathered.data, communicator.world_size());
                 Ok(gathered)
             }
             // Carries no tensor; never recorded, but the identity is its honest derivative.

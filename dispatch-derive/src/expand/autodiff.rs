@@ -20,27 +20,21 @@ pub fn autodiff_backend_impl(model: &Model, leaves: &[Leaf]) -> TokenStream {
     };
     let forward = |op: &str, otherwise: TokenStream| {
         match_tensor(model, leaves, quote!(tensor), quote!(inner), |leaf| match leaf.base {
-            Some(_) => {
-                let (call, wrap) = (leaf.item(op), leaf.wrap_tensor(model));
-                quote!(#call(inner).map(#wrap))
-            }
+            Some(_) => leaf.call_and_wrap(model, op, quote!(inner)),
             None => otherwise.clone(),
         })
     };
     let require_grad = forward("require_grad", not_differentiable("require_grad"));
     let detach = forward("detach", quote!(#private::Ok(::core::clone::Clone::clone(tensor))));
     let tensor_id = match_tensor(model, leaves, quote!(tensor), quote!(inner), |leaf| match leaf.base {
-        Some(_) => {
-            let call = leaf.item("tensor_id");
-            quote!(#call(inner))
-        }
+        Some(_) => leaf.call("tensor_id", quote!(inner)),
         None => quote!(#private::None),
     });
     let not_differentiable_loss = not_differentiable("backward");
     let backward = match_tensor(model, leaves, quote!(tensor), quote!(inner), |leaf| match leaf.base {
         Some(_) => {
-            let (call, wrap) = (leaf.item("backward_into"), leaf.wrap_tensor(model));
-            quote!(#call::<#backend>(inner, #wrap))
+            let (backward_into, wrap) = (leaf.item("backward_into"), leaf.wrap_tensor(model));
+            leaf.located(quote!(#backward_into::<#backend>(inner, #wrap)))
         }
         None => not_differentiable_loss.clone(),
     });

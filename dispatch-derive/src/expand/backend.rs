@@ -3,7 +3,7 @@
 //! the expansion stays linear in the number of variants.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::quote;
 
 use crate::expand::leaves::{Leaf, match_device, match_tensor};
 use crate::model::Model;
@@ -52,6 +52,7 @@ pub fn backend_impl(model: &Model, leaves: &[Leaf]) -> TokenStream {
     let inspection = inspection_fns(model, leaves);
     let cat = cat_fn(model, leaves);
     let to_device = to_device_fn(model, leaves);
+    let leave_leaf = leave_leaf_fn(model, leaves);
     quote! {
         #[allow(irrefutable_let_patterns, unused_variables)]
         impl #private::Backend for #backend {
@@ -80,6 +81,8 @@ pub fn backend_impl(model: &Model, leaves: &[Leaf]) -> TokenStream {
                     <#backend as #private::Backend>::device(rhs),
                 )
             }
+
+            #leave_leaf
         }
     }
 }
@@ -90,8 +93,7 @@ fn unary_fn(model: &Model, leaves: &[Leaf], op: Unary) -> TokenStream {
     let Unary { name, params, args } = op;
     let fn_name = quote::format_ident!("{}", name);
     let body = match_tensor(model, leaves, quote!(tensor), quote!(tensor), |leaf| {
-        let (call, wrap) = (leaf.item(name), leaf.wrap_tensor(model));
-        quote!(#call(tensor #args).map(#wrap))
+        leaf.call_and_wrap(model, name, quote!(tensor #args))
     });
     quote! {
         #[inline]
@@ -104,14 +106,14 @@ fn binary_fn(model: &Model, leaves: &[Leaf], op: &str) -> TokenStream {
     let (backend, tensor) = (&model.items.backend, &model.items.tensor);
     let name = quote::format_ident!("{}", op);
     let body = match_tensor(model, leaves, quote!(lhs), quote!(lhs_tensor), |leaf| {
-        let (call, wrap) = (leaf.item(op), leaf.wrap_tensor(model));
+        let call = leaf.call_and_wrap(model, op, quote!(lhs_tensor, rhs_tensor));
         let rhs_pattern = leaf.tensor(model, quote!(ref rhs_tensor));
-        quote!({
+        leaf.located(quote!({
             let #rhs_pattern = *rhs else {
                 return #private::Err(#backend::__dispatch_mismatch(#op, lhs, rhs));
             };
-            #call(lhs_tensor, rhs_tensor).map(#wrap)
-        })
+            #call
+        }))
     });
     quote! {
         #[inline]
@@ -124,10 +126,10 @@ fn cat_fn(model: &Model, leaves: &[Leaf]) -> TokenStream {
     let private = &model.private;
     let (backend, tensor) = (&model.items.backend, &model.items.tensor);
     let body = match_tensor(model, leaves, quote!(first), quote!(_first_tensor), |leaf| {
-        let (call_cat, wrap) = (leaf.item("cat"), leaf.wrap_tensor(model));
+        let call_cat = leaf.call_and_wrap(model, "cat", quote!(&parts, axis));
         let pattern = leaf.tensor(model, quote!(ref part));
-        let clone_part = quote_spanned!(leaf.span()=> ::core::clone::Clone::clone(part));
-        quote!({
+        let clone_part = leaf.call("clone_tensor", quote!(part));
+        leaf.located(quote!({
             let mut parts = #private::Vec::with_capacity(tensors.len());
             for tensor in tensors {
                 let #pattern = *tensor else {
@@ -135,8 +137,8 @@ fn cat_fn(model: &Model, leaves: &[Leaf]) -> TokenStream {
                 };
                 parts.push(#clone_part);
             }
-            #call_cat(&parts, axis).map(#wrap)
-        })
+            #call_cat
+        }))
     });
     quote! {
         fn cat(tensors: &[#tensor], axis: usize) -> #private::Result<#tensor> {
@@ -167,10 +169,8 @@ fn creation_fns(model: &Model, leaves: &[Leaf]) -> TokenStream {
         ),
     ];
     let fns = ops.into_iter().map(|(name, params, args)| {
-        let body = match_device(model, leaves, quote!(device), |leaf| {
-            let (call, wrap) = (leaf.item(name), leaf.wrap_tensor(model));
-            quote!(#call(#args, device).map(#wrap))
-        });
+        let body =
+            match_device(model, leaves, quote!(device), |leaf| leaf.call_and_wrap(model, name, quote!(#args, device)));
         let name = quote::format_ident!("{}", name);
         quote! {
             #[inline]
@@ -184,16 +184,11 @@ fn creation_fns(model: &Model, leaves: &[Leaf]) -> TokenStream {
 fn inspection_fns(model: &Model, leaves: &[Leaf]) -> TokenStream {
     let private = &model.private;
     let (tensor, local) = (&model.items.tensor, &model.ident);
-    let each = |op: &str| {
-        match_tensor(model, leaves, quote!(tensor), quote!(tensor), |leaf| {
-            let call = leaf.item(op);
-            quote!(#call(tensor))
-        })
-    };
+    let each =
+        |op: &str| match_tensor(model, leaves, quote!(tensor), quote!(tensor), |leaf| leaf.call(op, quote!(tensor)));
     let (to_vec, shape) = (each("to_vec"), each("shape"));
     let device = match_tensor(model, leaves, quote!(tensor), quote!(tensor), |leaf| {
-        let call_device = leaf.item("device");
-        leaf.wrap_device(model, quote!(#call_device(tensor)))
+        leaf.wrap_device(model, leaf.call("device", quote!(tensor)))
     });
     quote! {
         #[inline]
@@ -205,24 +200,58 @@ fn inspection_fns(model: &Model, leaves: &[Leaf]) -> TokenStream {
     }
 }
 
-/// Within one leaf, the backend's own `to_device`; across leaves, through host memory.
+/// Within one leaf, the backend's own `to_device` (`Autodiff`'s records the move, so gradients flow back); across
+/// leaves, through host memory (see `leave_leaf_fn`).
 fn to_device_fn(model: &Model, leaves: &[Leaf]) -> TokenStream {
     let private = &model.private;
     let (backend, tensor, local) = (&model.items.backend, &model.items.tensor, &model.ident);
-    let body = match_device(model, leaves, quote!(device), |leaf| {
-        let wrap = leaf.wrap_tensor(model);
-        let (call_to_device, call_from_vec) = (leaf.item("to_device"), leaf.item("from_vec"));
+    let body = match_device(model, leaves, quote!(target), |leaf| {
+        let call_to_device = leaf.call_and_wrap(model, "to_device", quote!(same_leaf, device));
+        let call_from_vec = leaf.call_and_wrap(model, "from_vec", quote!(data, shape, device));
         let same_leaf = leaf.tensor(model, quote!(ref same_leaf));
-        quote!({
+        leaf.located(quote!({
             if let #same_leaf = *tensor {
-                return #call_to_device(same_leaf, device).map(#wrap);
+                return #call_to_device;
             }
-            let data = <#backend as #private::Backend>::to_vec(tensor)?;
-            let shape = <#backend as #private::Backend>::shape(tensor);
-            #call_from_vec(data, shape, device).map(#wrap)
-        })
+            let (data, shape) = #backend::__dispatch_leave_leaf(tensor, target)?;
+            #call_from_vec
+        }))
     });
     quote! {
-        fn to_device(tensor: &#tensor, device: &#local) -> #private::Result<#tensor> { #body }
+        fn to_device(tensor: &#tensor, target: &#local) -> #private::Result<#tensor> { #body }
+    }
+}
+
+/// The values of a tensor leaving its leaf for `target`'s. A tensor that records an autodiff graph may not: it would
+/// arrive untracked, and its gradient would be lost without a word. One arm per leaf, as every op.
+fn leave_leaf_fn(model: &Model, leaves: &[Leaf]) -> TokenStream {
+    let private = &model.private;
+    let (backend, tensor, local) = (&model.items.backend, &model.items.tensor, &model.ident);
+    let refuse_a_graph = model.autodiff().map(|_| {
+        let records_graph = match_tensor(model, leaves, quote!(tensor), quote!(inner), |leaf| match leaf.base {
+            Some(_) => {
+                let tensor_id = leaf.call("tensor_id", quote!(inner));
+                leaf.located(quote!(#private::Option::is_some(&#tensor_id)))
+            }
+            None => quote!(false),
+        });
+        quote! {
+            let records_graph = #records_graph;
+            if records_graph {
+                let from = <#backend as #private::Backend>::device(tensor);
+                return #private::Err(#private::to_device_would_cut_the_graph(from, target));
+            }
+        }
+    });
+    quote! {
+        #[allow(unused_variables)]
+        fn __dispatch_leave_leaf(
+            tensor: &#tensor,
+            target: &#local,
+        ) -> #private::Result<(#private::Vec<f32>, #private::Shape)> {
+            #refuse_a_graph
+            let data = <#backend as #private::Backend>::to_vec(tensor)?;
+            #private::Ok((data, <#backend as #private::Backend>::shape(tensor)))
+        }
     }
 }

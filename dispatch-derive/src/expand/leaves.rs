@@ -57,47 +57,70 @@ fn spanned(ty: &Type) -> proc_macro2::Span {
 }
 
 impl Leaf<'_> {
-    /// The user's backend path's span, where generated code of this leaf's type is reported.
+    /// Where generated code that handles this leaf's tensors and devices is reported: at the user's backend path,
+    /// but resolved as the rest of the expansion, so that its locals and the call site's are the same.
+    ///
+    /// A path that is not a (base) backend fails one bound, `P: Leaf`, in every such piece of code; spanned the same
+    /// everywhere, rustc reports it once. Code spanned at the call site would report it once more there, and a
+    /// binding or call spanning both places once more between them.
     pub fn span(&self) -> proc_macro2::Span {
-        spanned(self.backend_path)
+        proc_macro2::Span::call_site().located_at(spanned(self.backend_path))
     }
 
-    /// `<P as Leaf>::item`, all of it spanned on the user's backend path: the one place where a path that is not a
-    /// (base) backend is reported.
+    /// `tokens`, every one of them (groups included) spanned at `span()`.
+    pub fn located(&self, tokens: TokenStream) -> TokenStream {
+        located_at(tokens, self.span())
+    }
+
+    /// `<P as Leaf>::item`: how generated code names this leaf's types and ops.
     pub fn item(&self, item: &str) -> TokenStream {
         let (path, ops_trait) = (self.backend_path, &self.ops_trait);
-        let item = quote::format_ident!("{}", item, span = spanned(path));
-        quote_spanned!(spanned(path)=> <#path as #ops_trait>::#item)
+        let item = quote::format_ident!("{}", item);
+        self.located(quote!(<#path as #ops_trait>::#item))
+    }
+
+    /// `<P as Leaf>::op(args)`.
+    pub fn call(&self, op: &str, args: TokenStream) -> TokenStream {
+        let op = self.item(op);
+        self.located(quote!(#op(#args)))
+    }
+
+    /// `<P as Leaf>::op(args)`, its tensor put into the tensor enum.
+    pub fn call_and_wrap(&self, model: &Model, op: &str, args: TokenStream) -> TokenStream {
+        let (call, wrap) = (self.call(op, args), self.wrap_tensor(model));
+        self.located(quote!(#call.map(#wrap)))
     }
 
     /// `Tensor::V(binding)` or `Tensor::A(AutodiffTensor::V(binding))`, as a pattern or an expression.
     pub fn tensor(&self, model: &Model, inner: TokenStream) -> TokenStream {
         let tensor = &model.items.tensor;
         let variant = &self.device.ident;
-        match self.base {
+        let tokens = match self.base {
             None => quote!(#tensor::#variant(#inner)),
             Some(base) => {
                 let autodiff_tensor = &model.items.autodiff_tensor;
                 let base = &base.ident;
                 quote!(#tensor::#variant(#autodiff_tensor::#base(#inner)))
             }
-        }
+        };
+        self.located(tokens)
     }
 
     /// A closure that puts this leaf's backend tensor into the tensor enum, for `Result::map`.
     pub fn wrap_tensor(&self, model: &Model) -> TokenStream {
         let wrapped = self.tensor(model, quote!(tensor));
-        quote!(|tensor| #wrapped)
+        self.located(quote!(|tensor| #wrapped))
     }
 
-    /// `<BackendDevice as BackendField<P>>`, spanned on the variant's field: a field that is not the backend's
-    /// device is reported there.
+    /// `<BackendDevice as BackendField<P, <P as Leaf>::Device>>`, spanned on the variant's field, where a field that
+    /// is not the backend's device is reported; naming `P`'s device is this leaf's code, spanned as such.
     fn field_check(&self, model: &Model) -> TokenStream {
         let private = &model.private;
         let path = self.backend_path;
+        let backend_device = self.located(quote!(<#path as #private::Leaf>::Device));
         let field_device = self.base.unwrap_or(self.device);
         let field = &field_device.field;
-        quote_spanned!(field_device.field_span()=> <#field as #private::BackendField<#path>>)
+        quote_spanned!(field_device.field_span()=> <#field as #private::BackendField<#path, #backend_device>>)
     }
 
     /// The local device holding `device`, the backend's own device.
@@ -121,7 +144,8 @@ impl Leaf<'_> {
     }
 }
 
-/// `match *tensor { <one arm per leaf> }`, each arm binding the backend's own tensor as `binding`.
+/// `match *tensor { <one arm per leaf> }`, each arm binding the backend's own tensor as `binding`; `body` spans its
+/// code with `Leaf::located` or builds it with `Leaf`'s methods, which do.
 pub fn match_tensor(
     model: &Model,
     leaves: &[Leaf],
@@ -139,7 +163,7 @@ pub fn match_tensor(
 }
 
 /// `match *device { ... }` down to each leaf's backend device, bound as `device: &<P as Leaf>::Device`. An
-/// autodiff variant's arm matches on its base device, one arm per base.
+/// autodiff variant's arm matches on its base device, one arm per base. `body` is spanned as `match_tensor`'s.
 pub fn match_device(
     model: &Model,
     leaves: &[Leaf],
@@ -151,8 +175,8 @@ pub fn match_device(
     let leaf_arm = |leaf: &Leaf, pattern: TokenStream| {
         let cfg = &leaf.cfg;
         let check = leaf.field_check(model);
-        let body = body(leaf);
-        quote!(#cfg #pattern => { let device = #check::backend_device(device); #body })
+        let (backend_device, body) = (leaf.located(quote!(device)), body(leaf));
+        quote!(#cfg #pattern => { let #backend_device = #check::backend_device(device); #body })
     };
     let arms = model.devices.iter().map(|device| {
         let (cfg, variant) = (device.cfg(), &device.ident);
@@ -177,4 +201,20 @@ pub fn match_device(
         }
     });
     quote!(match *#scrutinee { #(#arms)* })
+}
+
+/// `tokens`, every one of them (groups included) spanned at `span`.
+fn located_at(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let proc_macro2::TokenTree::Group(group) = &token {
+                let mut located = proc_macro2::Group::new(group.delimiter(), located_at(group.stream(), span));
+                located.set_span(span);
+                token = proc_macro2::TokenTree::Group(located);
+            }
+            token.set_span(span);
+            token
+        })
+        .collect()
 }

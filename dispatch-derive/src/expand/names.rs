@@ -1,5 +1,10 @@
 //! `Display`, `FromStr` and the list of names: a backend variant is its name (`candle`), the autodiff variant its
 //! name and its base's (`autodiff:candle`), a distributed variant its name and its ranks (`cluster:candle,ndarray`).
+//!
+//! Names are per variant, not per device: a backend variant's name does not say which of its backend's devices
+//! it holds (candle on `cuda:1` displays as `candle`), and `FromStr` builds it with its field type's `Default`. So
+//! a name read back gives the same variant, on its default device; only for a variant whose device type has one
+//! value (ndarray's) is that the device it was written from.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
@@ -83,7 +88,8 @@ pub fn display_impl(model: &Model, named: &Named) -> TokenStream {
     }
 }
 
-/// Reads what `Display` writes; a backend variant's name gives the default device of its field type.
+/// Reads the names `Display` writes; a backend variant's name gives the variant on its field type's default device,
+/// whichever device it was written from.
 pub fn from_str_impl(model: &Model, named: &Named, names: TokenStream) -> TokenStream {
     let private = &model.private;
     let ident = named.ident;

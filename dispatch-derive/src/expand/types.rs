@@ -1,10 +1,9 @@
 //! The generated types: the local enum, the base enum, the tensor enums and the backend's unit struct.
 
-use proc_macro2::Span;
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::quote;
 
-use crate::expand::leaves::Leaf;
+use crate::expand::leaves::{Leaf, match_tensor};
 use crate::model::{Model, Role};
 
 /// The enum of every non-distributed variant, for an enum with `#[distributed]` variants.
@@ -44,30 +43,41 @@ pub fn tensor_enums(model: &Model, leaves: &[Leaf]) -> TokenStream {
         .devices
         .iter()
         .filter_map(|device| {
-            let (field, span) = match &device.role {
+            let leaf = match &device.role {
                 Role::Backend(_) => {
-                    let leaf = leaves.iter().find(|leaf| leaf.base.is_none() && leaf.device.ident == device.ident)?;
-                    (leaf.item("Tensor"), leaf.span())
+                    Some(leaves.iter().find(|leaf| leaf.base.is_none() && leaf.device.ident == device.ident)?)
                 }
-                Role::Autodiff => (quote!(#autodiff_tensor), Span::call_site()),
+                Role::Autodiff => None,
                 Role::Distributed => return None,
             };
-            Some(TensorVariant { cfg: device.cfg(), ident: &device.ident, field, span })
+            Some(TensorVariant { cfg: device.cfg(), ident: &device.ident, leaf })
         })
         .collect();
     let doc = format!("A tensor of `{}`, on one of the variants of `{}`.", model.items.backend, model.ident);
-    let mut tokens = tensor_enum(model, tensor, &doc, quote!(), &variants);
+    // One arm per leaf, down into the autodiff tensor enum: cloning that enum by value here, at the call site,
+    // would report an `Autodiff<..>` backend path (through an alias) once more, there.
+    let clone = match_tensor(model, leaves, quote!(self), quote!(tensor), |leaf| {
+        leaf.tensor(model, leaf.call("clone_tensor", quote!(tensor)))
+    });
+    let mut tokens = tensor_enum(model, tensor, &doc, quote!(), &variants, clone);
     if let Some(autodiff) = model.autodiff() {
         let variants: Vec<TensorVariant> = leaves
             .iter()
             .filter_map(|leaf| {
                 let base = leaf.base?;
-                let (field, span) = (leaf.item("Tensor"), leaf.span());
-                Some(TensorVariant { cfg: base.cfg(), ident: &base.ident, field, span })
+                Some(TensorVariant { cfg: base.cfg(), ident: &base.ident, leaf: Some(leaf) })
             })
             .collect();
+        let clones = leaves.iter().filter_map(|leaf| {
+            let base = leaf.base?;
+            let (cfg, variant, clone) = (base.cfg(), &base.ident, leaf.call("clone_tensor", quote!(tensor)));
+            let arm =
+                leaf.located(quote!(#autodiff_tensor::#variant(ref tensor) => #autodiff_tensor::#variant(#clone),));
+            Some(quote!(#cfg #arm))
+        });
+        let clone = quote!(match *self { #(#clones)* });
         let doc = format!("A tensor of the `{}` variant: `Autodiff` over one of the base backends.", autodiff.ident);
-        tokens.extend(tensor_enum(model, autodiff_tensor, &doc, autodiff.cfg(), &variants));
+        tokens.extend(tensor_enum(model, autodiff_tensor, &doc, autodiff.cfg(), &variants, clone));
     }
     tokens
 }
@@ -75,34 +85,43 @@ pub fn tensor_enums(model: &Model, leaves: &[Leaf]) -> TokenStream {
 struct TensorVariant<'a> {
     cfg: TokenStream,
     ident: &'a syn::Ident,
-    field: TokenStream,
-    /// The backend path's: where `Clone` and `Debug` of a tensor that is no backend's would be reported.
-    span: Span,
+    /// The leaf whose tensor the variant holds; `None` for the autodiff variant, which holds the autodiff tensor enum.
+    leaf: Option<&'a Leaf<'a>>,
 }
 
-/// A tensor enum with `Clone` and `Debug` written out: derived ones would each report a backend path that is not
-/// a backend once more.
+/// A tensor enum with `Clone` (whose body is `clone`) and `Debug` written out, through the leaf's own
+/// `clone_tensor` and `debug_tensor`: derived ones, or `Clone::clone` of the leaf's tensor type, would each report a
+/// backend path that is not a backend once more (for `Autodiff<Autodiff<..>>`, as a missing `Clone` of its tensor).
 fn tensor_enum(
     model: &Model,
     ident: &syn::Ident,
     doc: &str,
     cfg: TokenStream,
     variants: &[TensorVariant],
+    clone: TokenStream,
 ) -> TokenStream {
-    let vis = &model.vis;
-    let definitions = variants.iter().map(|TensorVariant { cfg, ident, field, .. }| quote!(#cfg #ident(#field),));
-    let clones = variants.iter().map(|TensorVariant { cfg, ident: variant, span, .. }| {
-        let clone = quote_spanned!(*span=> ::core::clone::Clone::clone(tensor));
-        quote!(#cfg #ident::#variant(ref tensor) => #ident::#variant(#clone),)
+    let (vis, autodiff_tensor) = (&model.vis, &model.items.autodiff_tensor);
+    let definitions = variants.iter().map(|TensorVariant { cfg, ident, leaf }| {
+        let field = match leaf {
+            Some(leaf) => leaf.item("Tensor"),
+            None => quote!(#autodiff_tensor),
+        };
+        quote!(#cfg #ident(#field),)
     });
-    let debugs = variants.iter().map(|TensorVariant { cfg, ident: variant, span, .. }| {
+    let debugs = variants.iter().map(|TensorVariant { cfg, ident: variant, leaf }| {
         let name = variant.to_string();
-        let field = quote_spanned!(*span=> ::core::fmt::DebugTuple::field(&mut tuple, tensor));
-        quote!(#cfg #ident::#variant(ref tensor) => {
-            let mut tuple = f.debug_tuple(#name);
-            #field;
-            tuple.finish()
-        })
+        let arm = |field: TokenStream| {
+            quote!(#ident::#variant(ref tensor) => {
+                let mut tuple = f.debug_tuple(#name);
+                ::core::fmt::DebugTuple::field(&mut tuple, #field);
+                tuple.finish()
+            })
+        };
+        let arm = match leaf {
+            Some(leaf) => leaf.located(arm(leaf.call("debug_tensor", quote!(tensor)))),
+            None => arm(quote!(tensor)),
+        };
+        quote!(#cfg #arm)
     });
     quote! {
         #[doc = #doc]
@@ -112,9 +131,7 @@ fn tensor_enum(
         #cfg
         impl ::core::clone::Clone for #ident {
             #[inline]
-            fn clone(&self) -> Self {
-                match *self { #(#clones)* }
-            }
+            fn clone(&self) -> Self { #clone }
         }
 
         #cfg

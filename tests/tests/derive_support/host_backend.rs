@@ -19,13 +19,14 @@ impl<B: Backend<Device = HostDevice>> DeviceOf<B> for HostDevice {
     }
 }
 
+/// The tensor of `HostBackend`: row-major values in a shared `Vec`, so that a clone copies no data.
 #[derive(Clone, Debug)]
-pub struct HostTensor {
+pub struct VecTensor {
     data: Arc<Vec<f32>>,
     shape: Shape,
 }
 
-impl HostTensor {
+impl VecTensor {
     fn new(data: Vec<f32>, shape: Shape) -> Self {
         Self { data: Arc::new(data), shape }
     }
@@ -62,7 +63,7 @@ impl HostTensor {
                 }
             }
         }
-        Ok(Self::new(out, self.shape.with_dim(axis, out_len)))
+        Ok(Self::new(out, self.shape.with_dim("reduce", axis, out_len)?))
     }
 }
 
@@ -83,7 +84,7 @@ fn broadcast_source(mut index: usize, out: &[usize], dims: &[usize]) -> usize {
     source
 }
 
-fn zip(op: &'static str, lhs: &HostTensor, rhs: &HostTensor, f: impl Fn(f32, f32) -> f32) -> Result<HostTensor> {
+fn zip(op: &'static str, lhs: &VecTensor, rhs: &VecTensor, f: impl Fn(f32, f32) -> f32) -> Result<VecTensor> {
     let shape = Shape::broadcast(op, &lhs.shape, &rhs.shape)?;
     let out = shape.dims();
     let data = (0..shape.num_elements())
@@ -94,103 +95,103 @@ fn zip(op: &'static str, lhs: &HostTensor, rhs: &HostTensor, f: impl Fn(f32, f32
             )
         })
         .collect();
-    Ok(HostTensor::new(data, shape))
+    Ok(VecTensor::new(data, shape))
 }
 
 impl Backend for HostBackend {
     type Device = HostDevice;
-    type FloatTensor = HostTensor;
+    type FloatTensor = VecTensor;
 
     fn name() -> String {
         "host".to_owned()
     }
 
-    fn from_vec(data: Vec<f32>, shape: Shape, _: &HostDevice) -> Result<HostTensor> {
+    fn from_vec(data: Vec<f32>, shape: Shape, _: &HostDevice) -> Result<VecTensor> {
         shape.check_non_empty("from_vec")?;
         if data.len() != shape.num_elements() {
             return Err(Error::invalid("from_vec", format!("{} values do not fill shape {shape}", data.len())));
         }
-        Ok(HostTensor::new(data, shape))
+        Ok(VecTensor::new(data, shape))
     }
 
-    fn full(shape: Shape, value: f32, _: &HostDevice) -> Result<HostTensor> {
+    fn full(shape: Shape, value: f32, _: &HostDevice) -> Result<VecTensor> {
         shape.check_non_empty("full")?;
-        Ok(HostTensor::new(vec![value; shape.num_elements()], shape))
+        Ok(VecTensor::new(vec![value; shape.num_elements()], shape))
     }
 
-    fn to_vec(tensor: &HostTensor) -> Result<Vec<f32>> {
+    fn to_vec(tensor: &VecTensor) -> Result<Vec<f32>> {
         Ok(tensor.data.to_vec())
     }
 
-    fn shape(tensor: &HostTensor) -> Shape {
+    fn shape(tensor: &VecTensor) -> Shape {
         tensor.shape.clone()
     }
 
-    fn device(_: &HostTensor) -> HostDevice {
+    fn device(_: &VecTensor) -> HostDevice {
         HostDevice
     }
 
-    fn to_device(tensor: &HostTensor, _: &HostDevice) -> Result<HostTensor> {
+    fn to_device(tensor: &VecTensor, _: &HostDevice) -> Result<VecTensor> {
         Ok(tensor.clone())
     }
 
-    fn add(lhs: &HostTensor, rhs: &HostTensor) -> Result<HostTensor> {
+    fn add(lhs: &VecTensor, rhs: &VecTensor) -> Result<VecTensor> {
         zip("add", lhs, rhs, |a, b| a + b)
     }
 
-    fn sub(lhs: &HostTensor, rhs: &HostTensor) -> Result<HostTensor> {
+    fn sub(lhs: &VecTensor, rhs: &VecTensor) -> Result<VecTensor> {
         zip("sub", lhs, rhs, |a, b| a - b)
     }
 
-    fn mul(lhs: &HostTensor, rhs: &HostTensor) -> Result<HostTensor> {
+    fn mul(lhs: &VecTensor, rhs: &VecTensor) -> Result<VecTensor> {
         zip("mul", lhs, rhs, |a, b| a * b)
     }
 
-    fn div(lhs: &HostTensor, rhs: &HostTensor) -> Result<HostTensor> {
+    fn div(lhs: &VecTensor, rhs: &VecTensor) -> Result<VecTensor> {
         zip("div", lhs, rhs, |a, b| a / b)
     }
 
-    fn add_scalar(tensor: &HostTensor, scalar: f32) -> Result<HostTensor> {
+    fn add_scalar(tensor: &VecTensor, scalar: f32) -> Result<VecTensor> {
         tensor.map(|x| x + scalar)
     }
 
-    fn mul_scalar(tensor: &HostTensor, scalar: f32) -> Result<HostTensor> {
+    fn mul_scalar(tensor: &VecTensor, scalar: f32) -> Result<VecTensor> {
         tensor.map(|x| x * scalar)
     }
 
-    fn powf_scalar(tensor: &HostTensor, exponent: f32) -> Result<HostTensor> {
+    fn powf_scalar(tensor: &VecTensor, exponent: f32) -> Result<VecTensor> {
         tensor.map(|x| x.powf(exponent))
     }
 
-    fn greater_scalar(tensor: &HostTensor, threshold: f32) -> Result<HostTensor> {
+    fn greater_scalar(tensor: &VecTensor, threshold: f32) -> Result<VecTensor> {
         tensor.map(|x| if x > threshold { 1.0 } else { 0.0 })
     }
 
-    fn neg(tensor: &HostTensor) -> Result<HostTensor> {
+    fn neg(tensor: &VecTensor) -> Result<VecTensor> {
         tensor.map(|x| -x)
     }
 
-    fn exp(tensor: &HostTensor) -> Result<HostTensor> {
+    fn exp(tensor: &VecTensor) -> Result<VecTensor> {
         tensor.map(f32::exp)
     }
 
-    fn log(tensor: &HostTensor) -> Result<HostTensor> {
+    fn log(tensor: &VecTensor) -> Result<VecTensor> {
         tensor.map(f32::ln)
     }
 
-    fn relu(tensor: &HostTensor) -> Result<HostTensor> {
+    fn relu(tensor: &VecTensor) -> Result<VecTensor> {
         tensor.map(|x| x.max(0.0))
     }
 
-    fn sigmoid(tensor: &HostTensor) -> Result<HostTensor> {
+    fn sigmoid(tensor: &VecTensor) -> Result<VecTensor> {
         tensor.map(|x| 1.0 / (1.0 + (-x).exp()))
     }
 
-    fn tanh(tensor: &HostTensor) -> Result<HostTensor> {
+    fn tanh(tensor: &VecTensor) -> Result<VecTensor> {
         tensor.map(f32::tanh)
     }
 
-    fn matmul(lhs: &HostTensor, rhs: &HostTensor) -> Result<HostTensor> {
+    fn matmul(lhs: &VecTensor, rhs: &VecTensor) -> Result<VecTensor> {
         let shape = Shape::matmul(&lhs.shape, &rhs.shape)?;
         let (l, r) = (lhs.shape.dims(), rhs.shape.dims());
         let (m, k, n) = (l[l.len() - 2], l[l.len() - 1], r[r.len() - 1]);
@@ -204,10 +205,10 @@ impl Backend for HostBackend {
                 }
             }
         }
-        Ok(HostTensor::new(out, shape))
+        Ok(VecTensor::new(out, shape))
     }
 
-    fn swap_dims(tensor: &HostTensor, dim0: usize, dim1: usize) -> Result<HostTensor> {
+    fn swap_dims(tensor: &VecTensor, dim0: usize, dim1: usize) -> Result<VecTensor> {
         let shape = tensor.shape.swap_dims("swap_dims", dim0, dim1)?;
         let (dims, out_dims) = (tensor.shape.dims(), shape.dims());
         let mut strides = vec![1; dims.len()];
@@ -225,20 +226,20 @@ impl Backend for HostBackend {
                 tensor.data[source]
             })
             .collect();
-        Ok(HostTensor::new(data, shape))
+        Ok(VecTensor::new(data, shape))
     }
 
-    fn reshape(tensor: &HostTensor, shape: Shape) -> Result<HostTensor> {
+    fn reshape(tensor: &VecTensor, shape: Shape) -> Result<VecTensor> {
         tensor.shape.check_reshape(&shape)?;
-        Ok(HostTensor { data: Arc::clone(&tensor.data), shape })
+        Ok(VecTensor { data: Arc::clone(&tensor.data), shape })
     }
 
-    fn narrow(tensor: &HostTensor, axis: usize, start: usize, len: usize) -> Result<HostTensor> {
+    fn narrow(tensor: &VecTensor, axis: usize, start: usize, len: usize) -> Result<VecTensor> {
         tensor.shape.check_narrow(axis, start, len)?;
         tensor.along_axis("narrow", axis, len, |line| line[start..start + len].to_vec())
     }
 
-    fn cat(tensors: &[HostTensor], axis: usize) -> Result<HostTensor> {
+    fn cat(tensors: &[VecTensor], axis: usize) -> Result<VecTensor> {
         let shapes: Vec<Shape> = tensors.iter().map(|tensor| tensor.shape.clone()).collect();
         let shape = Shape::concat(&shapes, axis)?;
         let outer: usize = shape.dims()[..axis].iter().product();
@@ -249,26 +250,26 @@ impl Backend for HostBackend {
                 data.extend_from_slice(&tensor.data[o * block..(o + 1) * block]);
             }
         }
-        Ok(HostTensor::new(data, shape))
+        Ok(VecTensor::new(data, shape))
     }
 
-    fn sum(tensor: &HostTensor) -> Result<HostTensor> {
-        Ok(HostTensor::new(vec![tensor.data.iter().sum()], Shape::new([1])))
+    fn sum(tensor: &VecTensor) -> Result<VecTensor> {
+        Ok(VecTensor::new(vec![tensor.data.iter().sum()], Shape::new([1])))
     }
 
-    fn mean(tensor: &HostTensor) -> Result<HostTensor> {
-        Ok(HostTensor::new(vec![tensor.data.iter().sum::<f32>() / tensor.data.len() as f32], Shape::new([1])))
+    fn mean(tensor: &VecTensor) -> Result<VecTensor> {
+        Ok(VecTensor::new(vec![tensor.data.iter().sum::<f32>() / tensor.data.len() as f32], Shape::new([1])))
     }
 
-    fn sum_dim(tensor: &HostTensor, axis: usize) -> Result<HostTensor> {
+    fn sum_dim(tensor: &VecTensor, axis: usize) -> Result<VecTensor> {
         tensor.along_axis("sum_dim", axis, 1, |line| vec![line.iter().sum()])
     }
 
-    fn mean_dim(tensor: &HostTensor, axis: usize) -> Result<HostTensor> {
+    fn mean_dim(tensor: &VecTensor, axis: usize) -> Result<VecTensor> {
         tensor.along_axis("mean_dim", axis, 1, |line| vec![line.iter().sum::<f32>() / line.len() as f32])
     }
 
-    fn log_softmax(tensor: &HostTensor, axis: usize) -> Result<HostTensor> {
+    fn log_softmax(tensor: &VecTensor, axis: usize) -> Result<VecTensor> {
         let len = tensor.shape.dims().get(axis).copied().unwrap_or(0);
         tensor.along_axis("log_softmax", axis, len, |line| {
             let max = line.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -277,7 +278,7 @@ impl Backend for HostBackend {
         })
     }
 
-    fn argmax(tensor: &HostTensor, axis: usize) -> Result<HostTensor> {
+    fn argmax(tensor: &VecTensor, axis: usize) -> Result<VecTensor> {
         tensor.along_axis("argmax", axis, 1, |line| {
             let mut best = 0;
             for (i, &x) in line.iter().enumerate() {

@@ -2,7 +2,7 @@
 
 use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::distributed::{Rank, ReduceOp};
-use dispatch_core::nn::{Mlp, MlpGradients, one_hot};
+use dispatch_core::nn::{Mlp, one_hot};
 use dispatch_core::{AutodiffDevice, Dispatch, DistributedDevice, Result, Tensor};
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]
@@ -34,11 +34,9 @@ pub fn train(rank: Rank<Device>) -> Result<Vec<f32>> {
     let mut losses = Vec::new();
     for _ in 0..STEPS {
         let local = model.gradients_by_autodiff(&x, &targets)?;
-        let [w1, b1, w2, b2] = local.tensors().map(|gradient| rank.all_reduce(gradient, ReduceOp::Mean));
-        let loss = Tensor::<DeviceBackend>::from_vec(vec![local.loss], [1], device)?;
-        let loss = rank.all_reduce(&loss, ReduceOp::Mean)?.to_scalar()?;
-        model = model.step(&MlpGradients::from_tensors(loss, [w1?, b1?, w2?, b2?]), 0.5)?;
-        losses.push(loss);
+        let gradients = local.all_reduce(rank.communicator(), ReduceOp::Mean)?;
+        model = model.step(&gradients, 0.5)?;
+        losses.push(gradients.loss);
     }
     Ok(losses)
 }

@@ -16,7 +16,7 @@ use self::elementwise::{BinaryOp, binary};
 use self::error::OrBackend;
 use self::layout::shape_of;
 use crate::backend::{Backend, BaseBackend};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::shape::Shape;
 
 /// The candle backend; its tensor primitive is `candle_core::Tensor` (always `f32`).
@@ -35,12 +35,7 @@ impl Backend for Candle {
 
     fn from_vec(data: Vec<f32>, shape: Shape, device: &CandleDevice) -> Result<Tensor> {
         shape.check_tensor_shape("from_vec")?;
-        if data.len() != shape.num_elements() {
-            return Err(Error::invalid(
-                "from_vec",
-                format!("{} values do not fill shape {shape} ({} elements)", data.len(), shape.num_elements()),
-            ));
-        }
+        shape.check_data_len("from_vec", data.len())?;
         Tensor::from_vec(data, shape.dims(), device.as_candle()).or_backend("from_vec")
     }
 

@@ -53,7 +53,8 @@ pub(super) fn argmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
     }
     if tensor.elem_count() == 0 {
         // Another axis is empty, so the result is empty too; candle refuses to reduce an empty tensor.
-        return Tensor::zeros(shape.with_dim(axis, 1).dims(), DType::F32, tensor.device()).or_backend("argmax");
+        return Tensor::zeros(shape.with_dim("argmax", axis, 1)?.dims(), DType::F32, tensor.device())
+            .or_backend("argmax");
     }
     tensor.argmax_keepdim(axis).and_then(|indices| indices.to_dtype(DType::F32)).or_backend("argmax")
 }

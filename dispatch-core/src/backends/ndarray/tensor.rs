@@ -27,12 +27,7 @@ impl NdArrayTensor {
 
     pub(super) fn from_vec(data: Vec<f32>, shape: &Shape) -> Result<Self> {
         shape.check_tensor_shape("from_vec")?;
-        if data.len() != shape.num_elements() {
-            return Err(Error::invalid(
-                "from_vec",
-                format!("{} values do not fill shape {shape} ({} elements)", data.len(), shape.num_elements()),
-            ));
-        }
+        shape.check_data_len("from_vec", data.len())?;
         let array =
             ArrayD::from_shape_vec(IxDyn(shape.dims()), data).map_err(|error| ndarray_error("from_vec", error))?;
         Ok(Self::new(array))

@@ -1,5 +1,10 @@
 //! The data phase of each collective once a meeting is complete: every rank works on its own part, in
 //! parallel, directly on the other ranks' buffers (no locks, no staging copies).
+//!
+//! Every `unsafe` here dereferences another rank's buffer. It relies on two rules: the buffer is alive and
+//! unmoved for the whole data phase, which `Loan` (`loan.rs`) enforces (the owner's buffer stays borrowed until
+//! the leave barrier, also when it unwinds, and the meeting is reachable only through the caller's own loan);
+//! and ranks write disjoint parts, which each function below states for itself.
 
 use crate::distributed::collective::{ReduceOp, split_range};
 use crate::distributed::in_process::rendezvous::Meeting;
@@ -16,24 +21,22 @@ pub(crate) fn all_reduce(meeting: &Meeting, rank: usize, op: ReduceOp, len: usiz
     let part = aligned_part(len, world_size, rank);
     let mut parts = Vec::with_capacity(world_size);
     for arrival in &meeting.arrivals {
-        // SAFETY: the meeting protocol (shared_buffer.rs): owners keep their buffers until the leave barrier,
-        // and only this rank touches `part` of any buffer during the data phase.
+        // SAFETY: alive until the leave barrier (module comment); only this rank touches `part` of any buffer
+        // during an all-reduce.
         parts.push(unsafe { arrival.buffer.slice_mut(part.clone()) }.ok_or_else(|| out_of_bounds("all_reduce"))?);
     }
     let Some((first, others)) = parts.split_first_mut() else {
         return Ok(());
     };
-    let scale = world_size as f32;
     for start in (0..first.len()).step_by(BLOCK) {
-        let end = (start + BLOCK).min(first.len());
+        // Clamped to the part's length, so saturating is exact.
+        let end = start.saturating_add(BLOCK).min(first.len());
         let accumulator = &mut first[start..end];
         // Rank order, so every element is summed the same way whichever rank computes it.
         for other in others.iter() {
             accumulator.iter_mut().zip(&other[start..end]).for_each(|(sum, value)| *sum += value);
         }
-        if op == ReduceOp::Mean {
-            accumulator.iter_mut().for_each(|sum| *sum /= scale);
-        }
+        op.finish_sums(accumulator, world_size);
         for other in others.iter_mut() {
             other[start..end].copy_from_slice(accumulator);
         }
@@ -50,8 +53,8 @@ pub(crate) fn broadcast(meeting: &Meeting, rank: usize, root: usize) -> Result<(
         return Err(out_of_bounds("broadcast"));
     };
     let len = own.buffer.len();
-    // SAFETY: the root keeps its buffer until the leave barrier and nobody writes it during a broadcast; this
-    // rank's own buffer is read or written by no other rank during a broadcast.
+    // SAFETY: alive until the leave barrier (module comment); nobody writes the root's buffer during a
+    // broadcast, and no other rank reads or writes this rank's own buffer.
     let (values, own) = unsafe { (source.buffer.slice(0..len), own.buffer.slice_mut(0..len)) };
     let (Some(values), Some(own)) = (values, own) else {
         return Err(out_of_bounds("broadcast"));
@@ -62,9 +65,14 @@ pub(crate) fn broadcast(meeting: &Meeting, rank: usize, root: usize) -> Result<(
 
 /// This rank's output: every rank's buffer, in rank order.
 pub(crate) fn all_gather(meeting: &Meeting, len: usize) -> Result<Vec<f32>> {
-    let mut output = Vec::with_capacity(len * meeting.arrivals.len());
+    let op = "all_gather";
+    // The agreed output shape was checked already; this keeps the allocation itself from overflowing or
+    // aborting on a bug elsewhere (`with_capacity` panics on overflow).
+    let total = len.checked_mul(meeting.arrivals.len()).ok_or_else(|| too_large(op))?;
+    let mut output = Vec::new();
+    output.try_reserve_exact(total).map_err(|_| too_large(op))?;
     for arrival in &meeting.arrivals {
-        // SAFETY: owners keep their buffers until the leave barrier and nobody writes them during a gather.
+        // SAFETY: alive until the leave barrier (module comment); nobody writes any buffer during a gather.
         let values = unsafe { arrival.buffer.slice(0..len) }.ok_or_else(|| out_of_bounds("all_gather"))?;
         output.extend_from_slice(values);
     }
@@ -74,11 +82,12 @@ pub(crate) fn all_gather(meeting: &Meeting, len: usize) -> Result<Vec<f32>> {
 /// This rank's output: part `rank` (of `len / world_size` elements) of the reduction of every buffer.
 pub(crate) fn reduce_scatter(meeting: &Meeting, rank: usize, op: ReduceOp, len: usize) -> Result<Vec<f32>> {
     let world_size = meeting.arrivals.len();
-    let part_len = len / world_size;
-    let part = rank * part_len..(rank + 1) * part_len;
+    let part_len = len.checked_div(world_size).ok_or_else(|| out_of_bounds("reduce_scatter"))?;
+    let part = rank.checked_mul(part_len).and_then(|start| Some(start..start.checked_add(part_len)?));
+    let part = part.ok_or_else(|| out_of_bounds("reduce_scatter"))?;
     let mut output: Vec<f32> = Vec::new();
     for (index, arrival) in meeting.arrivals.iter().enumerate() {
-        // SAFETY: owners keep their buffers until the leave barrier and nobody writes them during a
+        // SAFETY: alive until the leave barrier (module comment); nobody writes any buffer during a
         // reduce-scatter.
         let values = unsafe { arrival.buffer.slice(part.clone()) }.ok_or_else(|| out_of_bounds("reduce_scatter"))?;
         if index == 0 {
@@ -87,10 +96,7 @@ pub(crate) fn reduce_scatter(meeting: &Meeting, rank: usize, op: ReduceOp, len: 
             output.iter_mut().zip(values).for_each(|(sum, value)| *sum += value);
         }
     }
-    if op == ReduceOp::Mean {
-        let scale = world_size as f32;
-        output.iter_mut().for_each(|sum| *sum /= scale);
-    }
+    op.finish_sums(&mut output, world_size);
     Ok(output)
 }
 
@@ -98,13 +104,18 @@ pub(crate) fn reduce_scatter(meeting: &Meeting, rank: usize, op: ReduceOp, len: 
 fn aligned_part(len: usize, world_size: usize, rank: usize) -> std::ops::Range<usize> {
     let blocks = len.div_ceil(ALIGN);
     let part = split_range(blocks, world_size, rank);
-    (part.start * ALIGN).min(len)..(part.end * ALIGN).min(len)
+    // Clamped to `len`, so saturating is exact.
+    part.start.saturating_mul(ALIGN).min(len)..part.end.saturating_mul(ALIGN).min(len)
 }
 
 /// Buffers are checked against the agreed shape before the data phase, so this only guards the `unsafe` code
 /// against a bug elsewhere.
 fn out_of_bounds(op: &'static str) -> Error {
     Error::invalid(op, "a rank's buffer does not match the agreed shape")
+}
+
+fn too_large(op: &'static str) -> Error {
+    Error::invalid(op, "the gathered output does not fit in memory")
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The default engine: ranks are threads of this process that reduce through shared memory. No set-up.
 
 mod data;
+mod loan;
 mod rendezvous;
 mod run;
 mod shared_buffer;
@@ -11,8 +12,8 @@ pub(crate) use run::run;
 
 use crate::backend::HostTensor;
 use crate::distributed::collective::{Call, Collective, check_agreement};
-use crate::distributed::in_process::rendezvous::{Arrival, Group, Meeting};
-use crate::distributed::in_process::shared_buffer::SharedBuffer;
+use crate::distributed::in_process::loan::Loan;
+use crate::distributed::in_process::rendezvous::{Group, Meeting};
 use crate::error::Result;
 use crate::shape::Shape;
 
@@ -47,19 +48,20 @@ impl InProcessEngine {
         &self,
         collective: Collective,
         shape: Option<Shape>,
-        mut input: HostTensor,
+        input: HostTensor,
     ) -> Result<HostTensor> {
-        let op = collective.name();
         let call = Call { collective, shape };
-        let arrival = Arrival { call: call.clone(), buffer: SharedBuffer::lend(&mut input.data) };
-        let meeting = self.group.meet(self.rank, arrival, op)?;
-        let output = self.work(&meeting, &call);
+        let mut data = input.data;
+        // The other ranks use `data` from the meeting until `give_back`; the loan borrows it until then, and
+        // takes it back through the leave barrier even if this rank unwinds (see `loan.rs`).
+        let mut loan = Loan::new(&self.group, self.rank, collective.name(), &mut data);
+        let output = self.work(loan.meet(call.clone())?, &call);
         // Every rank leaves every meeting, even after a disagreement, so buffers are returned in step.
-        let left = self.group.leave(self.rank, op);
+        let left = loan.give_back();
         let output = output?;
         left?;
         Ok(match output {
-            Output::InPlace(shape) => HostTensor { data: input.data, shape },
+            Output::InPlace(shape) => HostTensor { data, shape },
             Output::Fresh(data, shape) => HostTensor { data, shape },
         })
     }

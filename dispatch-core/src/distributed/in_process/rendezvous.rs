@@ -2,7 +2,8 @@
 //!
 //! A collective is a *meeting*: every rank arrives with its call and its buffer, the last to arrive completes
 //! the meeting, and every rank gets the same list of arrivals. The ranks then work on each other's buffers and
-//! pass the *leave barrier*, after which each owner has its buffer back.
+//! pass the *leave barrier*, after which each owner has its buffer back. Ranks go through a `Loan`
+//! (`loan.rs`), which guarantees they take their buffer back this way even when they unwind.
 //!
 //! Failures never leave a rank waiting: a rank whose work ends (returns, errors or panics) or that times out
 //! marks the group as failed, which wakes every waiting rank with an error and fails every later meeting of the
@@ -26,6 +27,14 @@ pub(crate) struct Arrival {
 #[derive(Debug, Default)]
 pub(crate) struct Meeting {
     pub arrivals: Vec<Arrival>,
+}
+
+/// Whether a rank taking its buffer back did its part of the meeting's data phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Part {
+    Done,
+    /// The rank is unwinding: its part may be unwritten, so no rank may trust the meeting's result.
+    Abandoned,
 }
 
 /// How a rank's work ended, as the other ranks will be told.
@@ -100,8 +109,8 @@ impl Group {
         if let Some(failure) = &state.failure {
             return Err(failure.to_error(op, rank));
         }
-        if state.arrivals[rank].is_some() {
-            return Err(Error::invalid(op, format!("rank {rank} joined a collective while already waiting in one")));
+        if state.arrivals[rank].is_some() || state.in_meeting[rank] {
+            return Err(Error::invalid(op, format!("rank {rank} joined a collective while already in one")));
         }
         let generation = state.generation;
         state.arrivals[rank] = Some(arrival);
@@ -147,10 +156,27 @@ impl Group {
         meeting
     }
 
-    /// Waits until every rank has finished with the last meeting's buffers. No timeout: the other ranks are
-    /// running panic-free engine code on this rank's buffer, which must outlive their work.
-    pub(crate) fn leave(&self, rank: usize, op: &'static str) -> Result<()> {
+    /// Takes `rank`'s buffer back: withdraws it from a meeting that has not completed, or waits at the leave
+    /// barrier until every rank has finished with the last meeting's buffers. No timeout: the other ranks are
+    /// running panic-free engine code on this rank's buffer, which must outlive their work. A rank that
+    /// abandoned its part fails the meeting, and the run, for every rank.
+    pub(crate) fn take_back(&self, rank: usize, op: &'static str, part: Part) -> Result<()> {
         let mut state = self.lock();
+        if state.arrivals[rank].is_some() {
+            // Published, but no meeting took it: no other rank has seen the pointer.
+            state.withdraw(rank);
+            return Ok(());
+        }
+        if !state.in_meeting[rank] {
+            return Ok(());
+        }
+        if part == Part::Abandoned {
+            state.died_in_meeting = true;
+            if state.failure.is_none() {
+                let reason = format!("abandoned `{op}` before finishing its part of the data (it is unwinding)");
+                state.failure = Some(Failure { rank, reason });
+            }
+        }
         let generation = state.left_generation;
         state.in_meeting[rank] = false;
         state.leaving += 1;
@@ -164,6 +190,12 @@ impl Group {
             let failure = state.failure.clone().unwrap_or(Failure { rank, reason: "died mid-collective".into() });
             Err(failure.to_error(op, rank))
         }
+    }
+
+    /// How many ranks wait at the current leave barrier.
+    #[cfg(test)]
+    pub(crate) fn ranks_leaving(&self) -> usize {
+        self.lock().leaving
     }
 
     fn complete_leave_if_done(&self, state: &mut State) {

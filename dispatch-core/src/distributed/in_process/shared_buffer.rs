@@ -3,8 +3,9 @@
 //! This is the one place with `unsafe` in the in-process engine. The ranks of a meeting read and write each
 //! other's buffers directly, without locks or copies; that is sound because of how a meeting runs
 //! (see `rendezvous.rs`):
-//! - the owner publishes the buffer when it arrives and does not touch or move it until the meeting's leave
-//!   barrier has passed, which is after every rank has finished with it;
+//! - the owner publishes the buffer when it arrives and does not touch, move or free it until the meeting's leave
+//!   barrier has passed, which is after every rank has finished with it. `Loan` (`loan.rs`) enforces this: it
+//!   borrows the buffer for the whole time, and its `Drop` passes the barrier even when the owner unwinds;
 //! - within a meeting, ranks access disjoint ranges mutably (rank `r` writes only its own part), or only read.
 
 use std::ops::Range;
@@ -23,8 +24,8 @@ unsafe impl Send for SharedBuffer {}
 unsafe impl Sync for SharedBuffer {}
 
 impl SharedBuffer {
-    /// Lends `data`; the caller must not use `data` again until the meeting's leave barrier has passed.
-    pub(crate) fn lend(data: &mut [f32]) -> Self {
+    /// Lends `data`; only `Loan` calls it, and keeps `data` borrowed until the meeting's leave barrier.
+    pub(super) fn lend(data: &mut [f32]) -> Self {
         Self { ptr: data.as_mut_ptr(), len: data.len() }
     }
 

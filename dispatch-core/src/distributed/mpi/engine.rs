@@ -63,7 +63,7 @@ impl MpiEngine {
                 let mut output = std::mem::take(&mut channels.scratch);
                 output.resize(input.data.len(), 0.0);
                 comm.all_reduce_into(&input.data[..], &mut output[..], SystemOperation::sum());
-                divide_for_mean(op, &mut output, world_size);
+                op.finish_sums(&mut output, world_size);
                 channels.scratch = input.data;
                 output
             }
@@ -80,7 +80,7 @@ impl MpiEngine {
             Collective::ReduceScatter(op) => {
                 let mut output = vec![0.0; output_shape.num_elements()];
                 comm.reduce_scatter_block_into(&input.data[..], &mut output[..], SystemOperation::sum());
-                divide_for_mean(op, &mut output, world_size);
+                op.finish_sums(&mut output, world_size);
                 output
             }
             Collective::Barrier => input.data,
@@ -114,7 +114,7 @@ fn exchange_long_dims(comm: &SimpleCommunicator, call: &Call, ranks: &[usize]) -
     let mut total: Count = 0;
     for &count in &counts {
         displacements.push(total);
-        total += count;
+        total = total.checked_add(count).ok_or_else(|| corrupt("the ranks' shapes have too many dimensions".into()))?;
     }
     let mut all = vec![0_u64; ranks.iter().sum()];
     comm.all_gather_varcount_into(&own[..], &mut PartitionMut::new(&mut all[..], counts, &displacements[..]));
@@ -176,13 +176,6 @@ fn reduce_op(code: u64) -> Result<ReduceOp> {
         0 => Ok(ReduceOp::Sum),
         1 => Ok(ReduceOp::Mean),
         other => Err(corrupt(format!("unknown reduce op code {other}"))),
-    }
-}
-
-fn divide_for_mean(op: ReduceOp, values: &mut [f32], world_size: usize) {
-    if op == ReduceOp::Mean {
-        let scale = world_size as f32;
-        values.iter_mut().for_each(|value| *value /= scale);
     }
 }
 

@@ -100,3 +100,31 @@ impl MpiWorld {
 fn unavailable(reason: impl Into<String>) -> Error {
     Error::EngineUnavailable { engine: "mpi", reason: reason.into() }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Run by `.ci/mpi` in a process of its own (MPI starts once per process); skipped when not started by
+    /// `mpirun`, or a failure if `DISPATCH_REQUIRE_MPI` is set.
+    #[test]
+    fn mpi_started_by_the_program_itself_is_unavailable_to_dispatch() {
+        if !crate::distributed::mpi::launched_by_mpirun() {
+            assert!(
+                std::env::var_os("DISPATCH_REQUIRE_MPI").is_none(),
+                "DISPATCH_REQUIRE_MPI is set: run under mpirun"
+            );
+            eprintln!("mpi_started_by_the_program_itself_is_unavailable_to_dispatch: SKIPPED, not started by mpirun");
+            return;
+        }
+        // The program's own MPI set-up, made before dispatch asks for the world.
+        let Some(_programs_own) = ::mpi::initialize() else {
+            panic!("MPI was already initialised in this test process; run this test on its own");
+        };
+        let Err(error) = MpiWorld::get() else {
+            panic!("dispatch took over an MPI world that the program itself had initialised");
+        };
+        assert!(matches!(error, Error::EngineUnavailable { engine: "mpi", .. }), "{error}");
+        assert!(error.to_string().contains("already initialised by other code"), "{error}");
+    }
+}

@@ -55,7 +55,7 @@ fn pad_with_zeros<B: BaseBackend>(
         return Ok(gradient);
     }
     let device = B::device(&gradient);
-    let zeros = |size: usize| B::full(shape.with_dim(axis, size), 0.0, &device);
+    let zeros = |size: usize| B::full(shape.with_dim("backward of narrow", axis, size)?, 0.0, &device);
     let mut parts = Vec::with_capacity(3);
     if start > 0 {
         parts.push(zeros(start)?);

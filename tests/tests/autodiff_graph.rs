@@ -1,0 +1,194 @@
+//! The graph of `Autodiff<B>` on every base backend: shared nodes visited once, the MLP against
+//! backpropagation by hand, what records a graph and what cuts it, errors, memory and threads. Gradients of each op
+//! against finite differences are in `autodiff_gradients.rs`.
+
+use std::sync::Arc;
+
+use dispatch_core::backends::Autodiff;
+use dispatch_core::nn::{Mlp, one_hot};
+use dispatch_core::{Backend, BaseBackend, Error, HostOp, HostTensor, Result, Tensor};
+use dispatch_tests::assert_close;
+
+type Ad<B> = Autodiff<B>;
+
+/// 60 levels of `y = y + y`: each node is reached along 2^k paths, so a pass that visited nodes once per path would
+/// never finish; visiting each once gives exactly 2^60.
+fn shared_subgraphs_are_visited_once<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0], [1], device)?.require_grad()?;
+    let mut y = x.clone();
+    for _ in 0..60 {
+        y = y.add(&y)?;
+    }
+    let gradients = y.backward()?;
+    assert_eq!(x.grad(&gradients).unwrap().to_vec()?, vec![2f32.powi(60)]);
+    Ok(())
+}
+
+fn mlp_gradients_match_backpropagation_by_hand<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let model = Mlp::<Ad<B>>::new(6, 5, 3, 7, device)?;
+    let x = Tensor::random_normal([4, 6], 0.0, 1.0, 11, device)?;
+    let targets = one_hot(&[0, 2, 1, 2], 3, device)?;
+    let by_autodiff = model.gradients_by_autodiff(&x, &targets)?;
+    let by_hand = model.gradients_by_hand(&x, &targets)?;
+    assert_close(&[by_autodiff.loss], &[by_hand.loss], 1e-6);
+    for (autodiff, hand) in by_autodiff.tensors().into_iter().zip(by_hand.tensors()) {
+        assert_eq!(autodiff.dims(), hand.dims());
+        // Same math, different order of f32 operations: a few ulps apart.
+        assert_close(&autodiff.to_vec()?, &hand.to_vec()?, 1e-5);
+    }
+    // The biases start at zero, so a dead bias gradient would pass a loose check: make sure they are not zero.
+    assert!(by_hand.b2.to_vec()?.iter().any(|&g| g.abs() > 1e-3));
+    Ok(())
+}
+
+fn backward_of_a_loss_with_several_elements_is_an_error<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, 2.0, 3.0, 4.0], [2, 2], device)?.require_grad()?;
+    let error = x.exp()?.backward().unwrap_err();
+    assert!(matches!(error, Error::InvalidArgument { op: "backward", .. }), "{error}");
+    Ok(())
+}
+
+fn tensors_that_do_not_require_grad_record_no_graph<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, 2.0], [2], device)?;
+    let y = x.exp()?.mul(&x)?.sum()?;
+    assert_eq!((x.id(), y.id()), (None, None));
+    assert!(y.backward()?.is_empty());
+    for created in [Tensor::<Ad<B>>::zeros([2], device)?, Tensor::random_uniform([2], 0.0, 1.0, 1, device)?] {
+        assert_eq!(created.id(), None);
+    }
+    Ok(())
+}
+
+fn step_functions_and_indices_cut_the_graph<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, -2.0, 3.0, 0.5], [2, 2], device)?.require_grad()?;
+    assert_eq!(x.greater_scalar(0.0)?.id(), None);
+    assert_eq!(x.argmax(1)?.id(), None);
+    // A mask built from `x` is a constant: only the direct factor contributes.
+    let gradients = x.mul(&x.greater_scalar(0.0)?)?.sum()?.backward()?;
+    assert_eq!(x.grad(&gradients).unwrap().to_vec()?, vec![1.0, 0.0, 1.0, 1.0]);
+    Ok(())
+}
+
+fn gradients_are_detached_and_leaves_the_loss_ignores_get_none<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, 2.0], [2], device)?.require_grad()?;
+    let unused = Tensor::<Ad<B>>::from_vec(vec![3.0], [1], device)?.require_grad()?;
+    let gradients = x.exp()?.sum()?.backward()?;
+    assert_eq!(x.grad(&gradients).unwrap().id(), None);
+    assert!(unused.grad(&gradients).is_none());
+    Ok(())
+}
+
+fn require_grad_keeps_a_leaf_and_cuts_below_an_op_output<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, 2.0], [2], device)?.require_grad()?;
+    assert_eq!(x.require_grad()?.id(), x.id());
+    let cut = x.mul_scalar(3.0)?.require_grad()?;
+    assert_ne!(cut.id(), x.id());
+    let gradients = cut.mul_scalar(2.0)?.sum()?.backward()?;
+    assert_eq!(cut.grad(&gradients).unwrap().to_vec()?, vec![2.0, 2.0]);
+    assert!(x.grad(&gradients).is_none(), "the gradient stops at the new leaf");
+    let detached = x.mul_scalar(2.0)?.detach()?;
+    assert_eq!((detached.id(), detached.to_vec()?), (None, vec![2.0, 4.0]));
+    Ok(())
+}
+
+fn backward_can_run_twice_on_the_same_loss<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![0.5, 1.5], [2], device)?.require_grad()?;
+    let loss = x.tanh()?.mul(&x)?.sum()?;
+    let first = x.grad(&loss.backward()?).unwrap().to_vec()?;
+    let second = x.grad(&loss.backward()?).unwrap().to_vec()?;
+    assert_eq!(first, second);
+    Ok(())
+}
+
+/// A host op that only passes values through; the test holds a `Weak` to it to see when the graph lets go of it.
+struct Identity;
+
+impl HostOp for Identity {
+    fn name(&self) -> &'static str {
+        "identity"
+    }
+
+    fn forward(&self, input: HostTensor) -> Result<HostTensor> {
+        Ok(input)
+    }
+
+    fn backward(&self, grad_output: HostTensor) -> Result<HostTensor> {
+        Ok(grad_output)
+    }
+}
+
+fn the_graph_is_freed_with_the_loss<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![1.0, 2.0], [2], device)?.require_grad()?;
+    let op = Arc::new(Identity);
+    let watch = Arc::downgrade(&op);
+    let loss = x.host_op(op)?.exp()?.sum()?;
+    assert!(watch.upgrade().is_some(), "the graph keeps what its backward needs");
+    loss.backward()?;
+    assert!(watch.upgrade().is_some(), "backward leaves the graph usable");
+    drop(loss);
+    assert!(watch.upgrade().is_none(), "dropping the loss frees its graph, while the leaf lives on");
+    assert!(x.id().is_some());
+    Ok(())
+}
+
+/// A graph far deeper than the stack allows recursion for: backward and drop both walk it iteratively.
+fn a_very_deep_graph_runs_backward_and_drops_without_overflowing<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let x = Tensor::<Ad<B>>::from_vec(vec![0.0], [1], device)?.require_grad()?;
+    let mut y = x.clone();
+    for _ in 0..50_000 {
+        y = y.add_scalar(1.0)?;
+    }
+    let gradients = y.backward()?;
+    assert_eq!(y.to_vec()?, vec![50_000.0]);
+    assert_eq!(x.grad(&gradients).unwrap().to_vec()?, vec![1.0]);
+    drop(y);
+    Ok(())
+}
+
+/// Tracked tensors cross threads: a leaf shared by several threads, each building and differentiating its own
+/// graph, and a loss built on one thread and differentiated on another.
+fn graphs_are_built_and_differentiated_across_threads<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let w = Tensor::<Ad<B>>::from_vec(vec![1.0, -2.0, 0.5], [3], device)?.require_grad()?;
+    std::thread::scope(|scope| -> Result<()> {
+        let workers: Vec<_> = (1..=4)
+            .map(|worker| {
+                let w = &w;
+                scope.spawn(move || -> Result<Vec<f32>> {
+                    let gradients = w.mul_scalar(worker as f32)?.sum()?.backward()?;
+                    w.grad(&gradients).unwrap().to_vec()
+                })
+            })
+            .collect();
+        for (worker, handle) in (1..=4).zip(workers) {
+            assert_eq!(handle.join().unwrap()?, vec![worker as f32; 3]);
+        }
+        Ok(())
+    })?;
+    let loss = std::thread::scope(|scope| scope.spawn(|| w.exp()?.sum()).join().unwrap())?;
+    let gradients = std::thread::spawn(move || loss.backward()).join().unwrap()?;
+    assert_close(&w.grad(&gradients).unwrap().to_vec()?, &w.exp()?.to_vec()?, 1e-6);
+    Ok(())
+}
+
+fn the_name_wraps_the_base_backends_name<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    assert_eq!(Ad::<B>::name(), format!("autodiff<{}>", B::name()));
+    assert_eq!(Tensor::<Ad<B>>::zeros([1], device)?.device(), *device, "Autodiff runs on the base backend's devices");
+    Ok(())
+}
+
+// ---- every check on every base backend -----------------------------------------------------------------------
+
+dispatch_tests::tests_on_every_base_backend!(
+    shared_subgraphs_are_visited_once,
+    mlp_gradients_match_backpropagation_by_hand,
+    backward_of_a_loss_with_several_elements_is_an_error,
+    tensors_that_do_not_require_grad_record_no_graph,
+    step_functions_and_indices_cut_the_graph,
+    gradients_are_detached_and_leaves_the_loss_ignores_get_none,
+    require_grad_keeps_a_leaf_and_cuts_below_an_op_output,
+    backward_can_run_twice_on_the_same_loss,
+    the_graph_is_freed_with_the_loss,
+    a_very_deep_graph_runs_backward_and_drops_without_overflowing,
+    graphs_are_built_and_differentiated_across_threads,
+    the_name_wraps_the_base_backends_name,
+);
