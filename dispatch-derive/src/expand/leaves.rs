@@ -85,10 +85,15 @@ impl Leaf<'_> {
         self.located(quote!(#op(#args)))
     }
 
-    /// `<P as Leaf>::op(args)`, its tensor put into the tensor enum.
+    /// `Ok(Tensor::V(<P as Leaf>::op(args)?))`: the backend's tensor put into the tensor enum.
+    ///
+    /// Written with `?` rather than `Result::map`: with `map`, LLVM copied the result through a store-forwarding
+    /// stall that made a 1-element candle add 4-7% slower than the backend called directly (BENCHMARKS.md, group 1).
     pub fn call_and_wrap(&self, model: &Model, op: &str, args: TokenStream) -> TokenStream {
-        let (call, wrap) = (self.call(op, args), self.wrap_tensor(model));
-        self.located(quote!(#call.map(#wrap)))
+        let private = &model.private;
+        let call = self.call(op, args);
+        let wrapped = self.tensor(model, quote!(#call?));
+        self.located(quote!(#private::Ok(#wrapped)))
     }
 
     /// `Tensor::V(binding)` or `Tensor::A(AutodiffTensor::V(binding))`, as a pattern or an expression.
