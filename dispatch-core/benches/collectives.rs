@@ -84,27 +84,26 @@ fn bench_in_process(group: &mut BenchmarkGroup<'_, WallTime>) {
     group.bench_function("in_process/ndarray_tensor", |b| b.iter_custom(|iters| time_in_process(iters, tensor_rounds)));
 }
 
-#[cfg(not(feature = "mpi"))]
-fn main() {
+/// The in-process engine alone, when Open MPI cannot take part; `why` says so after the results.
+fn in_process_only(why: &str) {
     let mut criterion = criterion();
     let mut group = criterion.benchmark_group(GROUP);
     configure(&mut group);
     bench_in_process(&mut group);
     group.finish();
     criterion.final_summary();
-    eprintln!("collectives: built without the `mpi` feature, so only the in-process engine ran");
+    eprintln!("collectives: {why}, so only the in-process engine ran");
+}
+
+#[cfg(not(feature = "mpi"))]
+fn main() {
+    in_process_only("built without the `mpi` feature");
 }
 
 #[cfg(feature = "mpi")]
 fn main() {
     if !dispatch_core::distributed::mpi::launched_by_mpirun() {
-        let mut criterion = criterion();
-        let mut group = criterion.benchmark_group(GROUP);
-        configure(&mut group);
-        bench_in_process(&mut group);
-        group.finish();
-        criterion.final_summary();
-        eprintln!("collectives: not started by mpirun, so only the in-process engine ran (see the header)");
+        in_process_only("not started by mpirun (see the header)");
         return;
     }
     mpi_side::main();

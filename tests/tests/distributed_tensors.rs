@@ -37,15 +37,20 @@ fn expected(rank: usize) -> Vec<(Vec<f32>, Vec<usize>)> {
     vec![(sum, vec![2, 3]), (mean, vec![2, 3]), (b.clone(), vec![2, 3]), (gathered, vec![4, 3]), (part, vec![1, 3])]
 }
 
+fn assert_every_rank_got_expected(results: Vec<Vec<(Vec<f32>, Vec<usize>)>>) {
+    assert_eq!(results.len(), 2);
+    for (rank, outputs) in results.into_iter().enumerate() {
+        assert_eq!(outputs, expected(rank));
+    }
+}
+
 #[test]
 fn collectives_on_ndarray_tensors() {
     let results = run_in_process(2, TIMEOUT, |comm| all_collectives::<NdArray>(&comm, &NdArrayDevice))
         .unwrap()
         .into_values()
         .unwrap();
-    for (rank, outputs) in results.into_iter().enumerate() {
-        assert_eq!(outputs, expected(rank));
-    }
+    assert_every_rank_got_expected(results);
 }
 
 #[test]
@@ -54,9 +59,7 @@ fn collectives_on_candle_tensors() {
         .unwrap()
         .into_values()
         .unwrap();
-    for (rank, outputs) in results.into_iter().enumerate() {
-        assert_eq!(outputs, expected(rank));
-    }
+    assert_every_rank_got_expected(results);
 }
 
 #[test]
@@ -71,9 +74,7 @@ fn ranks_on_different_backends_reduce_together() {
     .unwrap()
     .into_values()
     .unwrap();
-    for (rank, outputs) in results.into_iter().enumerate() {
-        assert_eq!(outputs, expected(rank));
-    }
+    assert_every_rank_got_expected(results);
 }
 
 #[test]
