@@ -1,7 +1,7 @@
 //! Every generated name can be chosen, and a renamed dependency is reached through `crate = ...`.
 
 use dispatch_core as dc;
-use dc::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
+use dc::backends::{Candle, CandleDevice};
 use dc::{Dispatch, DistributedDevice, Tensor};
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]
@@ -10,9 +10,10 @@ pub enum Device {
     #[backend(Candle)]
     #[dispatch(name = "candle")]
     Cpu(CandleDevice),
+    // Compiled out, so its types are named by full path: an import used only here would warn as unused.
     #[cfg(all(unix, not(unix)))]
-    #[backend(NdArray)]
-    NdArray(NdArrayDevice),
+    #[backend(dc::backends::NdArray)]
+    NdArray(dc::backends::NdArrayDevice),
     #[distributed]
     Cluster(DistributedDevice<Self>),
 }
