@@ -1,7 +1,7 @@
 //! `#[derive(Dispatch)]`; see the `dispatch-core` crate for what it generates.
 //!
 //! The pipeline lives in modules that do not depend on `proc_macro`, so a bench or test can include them with
-//! `#[path]` and call [`derive::derive`] on token streams (see `tests/expansion.rs`).
+//! `#[path]` and call `derive::derive` on token streams (see `tests/expansion.rs`).
 
 mod ast;
 mod attr;

@@ -23,7 +23,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// since collectives work on host memory).
 ///
 /// Two engines run the same API: ranks that are threads of this process ([`DistributedDevice::in_process`],
-/// the default, no set-up), and one process per rank started by `mpirun` ([`DistributedDevice::mpi`], cargo
+/// the default, no set-up), and one process per rank started by `mpirun` (`DistributedDevice::mpi`, cargo
 /// feature `mpi`). Cloning is cheap; clones share the group.
 pub struct DistributedDevice<D: Dispatch> {
     group: Arc<GroupSpec<D>>,
