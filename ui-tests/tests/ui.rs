@@ -1,13 +1,34 @@
 //! Every error message of `#[derive(Dispatch)]`, each shown by one case under `ui/` (named after the error), and
 //! the cases that must compile under `pass/`.
 //!
-//! The `.stderr` files are what rustc 1.95 prints; other compilers word diagnostics differently, so they skip the
-//! compile-fail cases (as darling and clap do).
+//! A compile-fail case is checked in two ways:
+//! - exactly, by trybuild, against its `.stderr`. The `.stderr` files are what rustc 1.95 prints, and other
+//!   compilers word rustc's own parts of a diagnostic differently (notes, labels, how a type is printed), so this
+//!   comparison runs on 1.95 only;
+//! - on every compiler, by [`first_error`]: the case must fail to compile, and its first error must have the code,
+//!   the key words (the message's words outside backticks, which are ours alone) and the line of the first error
+//!   in its `.stderr`. The `.stderr` is thus the only markup a case needs: its first `error` line names the
+//!   message and the `-->` line under it the place, so a new case asks for nothing beyond what trybuild does.
+//!
+//! The second check prints how many cases it checked; CI (`.ci/run`) fails unless that is every case.
 
-#[rustversion::attr(not(stable(1.95)), ignore = "the .stderr files are pinned to rustc 1.95")]
+mod first_error;
+
+use std::path::Path;
+
+#[rustversion::attr(
+    not(stable(1.95)),
+    ignore = "the .stderr files are pinned to rustc 1.95; first_error_of_every_case checks the cases on this compiler"
+)]
 #[test]
 fn compile_fail() {
     trybuild::TestCases::new().compile_fail("tests/ui/*.rs");
+}
+
+#[test]
+fn first_error_of_every_case() {
+    let checked = first_error::check_every_case(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui"));
+    println!("first-error check: {checked} of {checked} compile-fail cases fail at their pinned line and key words");
 }
 
 #[test]
