@@ -58,3 +58,32 @@ macro_rules! tests_on_backend {
         }
     };
 }
+
+/// The README's ```rust blocks, compiled and run as this crate's doctests (`cargo test --doc -p dispatch-tests`),
+/// so what it tells a user to write keeps compiling. This crate is not published, so no package carries the README
+/// through it.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
+/// The device enum of the README's first block, which its later blocks use (one hidden `use` line each) rather
+/// than repeat it in lines a reader of the README would see.
+pub mod readme {
+    use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
+    use dispatch_core::{AutodiffDevice, Dispatch, DistributedDevice};
+
+    #[derive(Clone, Debug, PartialEq, Dispatch)]
+    pub enum Device {
+        #[backend(Candle)]
+        Candle(CandleDevice),
+        #[backend(NdArray)]
+        NdArray(NdArrayDevice),
+        #[autodiff]
+        Autodiff(AutodiffDevice<Self>),
+        #[distributed]
+        Cluster(DistributedDevice<Self>),
+    }
+
+    /// The generated items the README's table names, so renaming one fails here before the README misleads.
+    pub type Generated = (DeviceBackend, DeviceTensor, DeviceLocal, DeviceBase);
+}
