@@ -52,6 +52,18 @@ pub enum Error {
     #[error("distributed engine `{engine}` is unavailable: {reason}")]
     EngineUnavailable { engine: &'static str, reason: String },
 
+    /// A buffer larger than this machine can give: an op's output (or a copy it makes) asks for `bytes` bytes,
+    /// more than [`memory::limit`](crate::memory::limit) or more than the allocator would reserve. Shapes like this
+    /// are valid, just too large for the memory here; see [`crate::memory`] for the rule. `bytes` is `usize::MAX`
+    /// for a request whose size overflows.
+    #[error("out of memory in `{op}`: {bytes} bytes ({}) cannot be allocated on this machine", readable_bytes(.bytes))]
+    OutOfMemory {
+        /// The op whose buffer could not be allocated.
+        op: &'static str,
+        /// The size of the buffer asked for.
+        bytes: usize,
+    },
+
     /// The underlying library failed.
     #[error("backend `{backend}` failed in `{op}`")]
     Backend {
@@ -77,5 +89,33 @@ impl Error {
 
     pub fn backend(backend: impl Into<String>, op: &'static str, source: impl Into<BoxedSource>) -> Self {
         Self::Backend { backend: backend.into(), op, source: source.into() }
+    }
+}
+
+/// `bytes` in the largest binary unit that keeps it at 1 or more, e.g. `4.0 TiB`.
+fn readable_bytes(bytes: &usize) -> String {
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut value = *bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_of_memory_names_the_op_and_the_bytes_in_a_readable_unit() {
+        let error = Error::OutOfMemory { op: "full", bytes: 1 << 42 };
+        assert_eq!(
+            error.to_string(),
+            "out of memory in `full`: 4398046511104 bytes (4.0 TiB) cannot be allocated on this machine"
+        );
+        assert_eq!(readable_bytes(&1536), "1.5 KiB");
+        assert_eq!(readable_bytes(&usize::MAX), "16.0 EiB");
     }
 }

@@ -13,6 +13,7 @@ pub mod device;
 pub mod distributed;
 pub mod error;
 pub mod gradients;
+pub mod memory;
 pub mod nn;
 mod random;
 pub mod shape;

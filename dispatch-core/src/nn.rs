@@ -7,6 +7,7 @@ use crate::backend::{AutodiffBackend, Backend, HostTensor};
 use crate::device::DeviceOf;
 use crate::distributed::{Collective, Communicator, ReduceOp};
 use crate::error::{Error, Result};
+use crate::memory;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 
@@ -189,7 +190,7 @@ pub fn one_hot<B: Backend>(
     }
     let shape = Shape::new([labels.len(), classes]);
     shape.check_tensor_shape("one_hot")?;
-    let mut data = vec![0.0; shape.num_elements()];
+    let mut data = memory::try_filled("one_hot", shape.num_elements(), 0.0)?;
     for (row, &label) in labels.iter().enumerate() {
         data[row * classes + label] = 1.0;
     }

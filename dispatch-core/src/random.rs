@@ -2,6 +2,7 @@
 //! CPU generator cannot be seeded).
 
 use crate::error::{Error, Result};
+use crate::memory;
 use crate::shape::Shape;
 
 /// SplitMix64: tiny, fast, and statistically sound for initialising weights.
@@ -29,7 +30,7 @@ pub(crate) fn uniform(shape: &Shape, low: f32, high: f32, seed: u64, op: &'stati
     }
     let mut rng = SplitMix64(seed);
     let (low, span) = (f64::from(low), f64::from(high) - f64::from(low));
-    let mut values = allocate(shape.num_elements(), op)?;
+    let mut values = memory::try_vec(op, shape.num_elements())?;
     // Rounding to f32 can land on `high` itself; keep the interval half-open.
     values.extend((0..shape.num_elements()).map(|_| ((low + span * rng.next_unit()) as f32).min(high.next_down())));
     Ok(values)
@@ -42,7 +43,7 @@ pub(crate) fn normal(shape: &Shape, mean: f32, std: f32, seed: u64, op: &'static
     }
     let mut rng = SplitMix64(seed);
     let count = shape.num_elements();
-    let mut values = allocate(count, op)?;
+    let mut values = memory::try_vec(op, count)?;
     let (mean, std) = (f64::from(mean), f64::from(std));
     while values.len() < count {
         // Box-Muller: two uniforms give two independent standard normals. `1 - u` keeps the log argument in (0, 1].
@@ -54,16 +55,6 @@ pub(crate) fn normal(shape: &Shape, mean: f32, std: f32, seed: u64, op: &'static
             }
         }
     }
-    Ok(values)
-}
-
-/// Room for `count` values, or an error when the machine cannot give it (a shape can be valid and still too large
-/// for this machine's memory).
-fn allocate(count: usize, op: &'static str) -> Result<Vec<f32>> {
-    let mut values = Vec::new();
-    values
-        .try_reserve_exact(count)
-        .map_err(|_| Error::invalid(op, format!("cannot allocate {count} random values on this machine")))?;
     Ok(values)
 }
 
@@ -95,8 +86,9 @@ mod tests {
     fn a_valid_shape_too_large_for_memory_is_an_error() {
         let huge = Shape::new([1 << 60]);
         assert!(huge.check_tensor_shape("t").is_ok());
-        assert!(matches!(uniform(&huge, 0.0, 1.0, 0, "t"), Err(Error::InvalidArgument { .. })));
-        assert!(matches!(normal(&huge, 0.0, 1.0, 0, "t"), Err(Error::InvalidArgument { .. })));
+        for result in [uniform(&huge, 0.0, 1.0, 0, "t"), normal(&huge, 0.0, 1.0, 0, "t")] {
+            assert!(matches!(result, Err(Error::OutOfMemory { op: "t", bytes }) if bytes == 1 << 62), "{result:?}");
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@ use crate::backend::{HostOp, HostTensor};
 use crate::distributed::collective::{Collective, ReduceOp};
 use crate::distributed::communicator::Communicator;
 use crate::error::Result;
+use crate::memory;
 
 pub(crate) struct CollectiveOp {
     communicator: Communicator,
@@ -38,7 +39,8 @@ impl HostOp for CollectiveOp {
                 if communicator.rank() == root {
                     Ok(summed)
                 } else {
-                    Ok(HostTensor { data: vec![0.0; summed.data.len()], shape: summed.shape })
+                    let zeros = memory::try_filled("broadcast backward", summed.data.len(), 0.0)?;
+                    Ok(HostTensor { data: zeros, shape: summed.shape })
                 }
             }
             // Rank r's input is part r of every rank's output.

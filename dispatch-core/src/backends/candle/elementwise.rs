@@ -4,6 +4,7 @@
 use candle_core::{DType, Tensor};
 
 use super::error::{OrBackend, check_same_device};
+use super::memory::{check_output, check_output_like};
 use crate::error::Result;
 use crate::shape::Shape;
 
@@ -29,7 +30,8 @@ impl BinaryOp {
 pub(super) fn binary(op: BinaryOp, lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
     let name = op.name();
     check_same_device(name, [lhs, rhs])?;
-    Shape::broadcast(name, &Shape::new(lhs.dims()), &Shape::new(rhs.dims()))?;
+    let shape = Shape::broadcast(name, &Shape::new(lhs.dims()), &Shape::new(rhs.dims()))?;
+    check_output(name, lhs.device(), shape.num_elements(), lhs.dtype())?;
     let result = match op {
         BinaryOp::Add => lhs.broadcast_add(rhs),
         BinaryOp::Sub => lhs.broadcast_sub(rhs),
@@ -39,20 +41,30 @@ pub(super) fn binary(op: BinaryOp, lhs: &Tensor, rhs: &Tensor) -> Result<Tensor>
     result.or_backend(name)
 }
 
+/// Runs candle's one-tensor op `f`, whose output has the input's size, once there is room for that output.
+pub(super) fn unary(
+    op: &'static str,
+    tensor: &Tensor,
+    f: impl FnOnce(&Tensor) -> candle_core::Result<Tensor>,
+) -> Result<Tensor> {
+    check_output_like(op, tensor)?;
+    f(tensor).or_backend(op)
+}
+
 pub(super) fn add_scalar(tensor: &Tensor, scalar: f32) -> Result<Tensor> {
-    tensor.affine(1.0, f64::from(scalar)).or_backend("add_scalar")
+    unary("add_scalar", tensor, |t| t.affine(1.0, f64::from(scalar)))
 }
 
 pub(super) fn mul_scalar(tensor: &Tensor, scalar: f32) -> Result<Tensor> {
-    tensor.affine(f64::from(scalar), 0.0).or_backend("mul_scalar")
+    unary("mul_scalar", tensor, |t| t.affine(f64::from(scalar), 0.0))
 }
 
 pub(super) fn greater_scalar(tensor: &Tensor, threshold: f32) -> Result<Tensor> {
-    tensor.gt(threshold).and_then(|mask| mask.to_dtype(DType::F32)).or_backend("greater_scalar")
+    unary("greater_scalar", tensor, |t| t.gt(threshold).and_then(|mask| mask.to_dtype(DType::F32)))
 }
 
 /// `1 / (1 + exp(-x))`: candle-core has no sigmoid, and this is the expression the ndarray backend evaluates, so
 /// both round alike.
 pub(super) fn sigmoid(tensor: &Tensor) -> Result<Tensor> {
-    tensor.neg().and_then(|t| t.exp()).and_then(|t| t.affine(1.0, 1.0)).and_then(|t| t.recip()).or_backend("sigmoid")
+    unary("sigmoid", tensor, |t| t.neg()?.exp()?.affine(1.0, 1.0)?.recip())
 }

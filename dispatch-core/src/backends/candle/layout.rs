@@ -4,6 +4,7 @@
 use candle_core::Tensor;
 
 use super::error::{OrBackend, check_same_device};
+use super::memory::{check_output, check_output_like, filled};
 use crate::error::Result;
 use crate::shape::Shape;
 
@@ -18,6 +19,10 @@ pub(super) fn swap_dims(tensor: &Tensor, dim0: usize, dim1: usize) -> Result<Ten
 
 pub(super) fn reshape(tensor: &Tensor, shape: &Shape) -> Result<Tensor> {
     shape_of(tensor).check_reshape(shape)?;
+    if !tensor.is_contiguous() {
+        // candle copies a strided tensor into row-major order first.
+        check_output_like("reshape", tensor)?;
+    }
     tensor.reshape(shape.dims()).or_backend("reshape")
 }
 
@@ -29,7 +34,10 @@ pub(super) fn narrow(tensor: &Tensor, axis: usize, start: usize, len: usize) -> 
 pub(super) fn cat(tensors: &[Tensor], axis: usize) -> Result<Tensor> {
     check_same_device("cat", tensors)?;
     let shapes: Vec<Shape> = tensors.iter().map(shape_of).collect();
-    Shape::concat(&shapes, axis)?;
+    let shape = Shape::concat(&shapes, axis)?;
+    if let Some(first) = tensors.first() {
+        check_output("cat", first.device(), shape.num_elements(), first.dtype())?;
+    }
     Tensor::cat(tensors, axis).or_backend("cat")
 }
 
@@ -39,8 +47,9 @@ pub(super) fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
     let inner = lhs.dims().last().copied().unwrap_or_default();
     if inner == 0 || shape.num_elements() == 0 {
         // An empty sum is 0; answered here so no GEMM kernel sees a zero-sized dimension.
-        return Tensor::zeros(shape.dims(), lhs.dtype(), lhs.device()).or_backend("matmul");
+        return filled("matmul", &shape, 0.0, lhs.device());
     }
+    check_output("matmul", lhs.device(), shape.num_elements(), lhs.dtype())?;
     matmul_operand(lhs)?.matmul(&matmul_operand(rhs)?).or_backend("matmul")
 }
 
@@ -49,5 +58,9 @@ pub(super) fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
 fn matmul_operand(tensor: &Tensor) -> Result<Tensor> {
     let rank = tensor.rank();
     let gemm_ready = tensor.is_contiguous() || tensor.t().is_ok_and(|transposed| transposed.is_contiguous());
-    if gemm_ready || rank < 2 { Ok(tensor.clone()) } else { tensor.contiguous().or_backend("matmul") }
+    if gemm_ready || rank < 2 {
+        return Ok(tensor.clone());
+    }
+    check_output_like("matmul", tensor)?;
+    tensor.contiguous().or_backend("matmul")
 }

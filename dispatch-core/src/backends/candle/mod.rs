@@ -7,14 +7,16 @@ mod device;
 mod elementwise;
 mod error;
 mod layout;
+mod memory;
 mod reduce;
 
 use candle_core::Tensor;
 
 pub use self::device::CandleDevice;
-use self::elementwise::{BinaryOp, binary};
+use self::elementwise::{BinaryOp, binary, unary};
 use self::error::OrBackend;
 use self::layout::shape_of;
+use self::memory::{check_output, filled};
 use crate::backend::{Backend, BaseBackend};
 use crate::error::Result;
 use crate::shape::Shape;
@@ -41,10 +43,12 @@ impl Backend for Candle {
 
     fn full(shape: Shape, value: f32, device: &CandleDevice) -> Result<Tensor> {
         shape.check_tensor_shape("full")?;
-        Tensor::full(value, shape.dims(), device.as_candle()).or_backend("full")
+        filled("full", &shape, value, device.as_candle())
     }
 
     fn to_vec(tensor: &Tensor) -> Result<Vec<f32>> {
+        // The values land in host memory, wherever the tensor lives.
+        check_output("to_vec", &candle_core::Device::Cpu, tensor.elem_count(), tensor.dtype())?;
         tensor.flatten_all().and_then(|flat| flat.to_vec1()).or_backend("to_vec")
     }
 
@@ -57,6 +61,9 @@ impl Backend for Candle {
     }
 
     fn to_device(tensor: &Tensor, device: &CandleDevice) -> Result<Tensor> {
+        if !tensor.device().same_device(device.as_candle()) {
+            check_output("to_device", device.as_candle(), tensor.elem_count(), tensor.dtype())?;
+        }
         tensor.to_device(device.as_candle()).or_backend("to_device")
     }
 
@@ -85,7 +92,7 @@ impl Backend for Candle {
     }
 
     fn powf_scalar(tensor: &Tensor, exponent: f32) -> Result<Tensor> {
-        tensor.powf(f64::from(exponent)).or_backend("powf_scalar")
+        unary("powf_scalar", tensor, |t| t.powf(f64::from(exponent)))
     }
 
     fn greater_scalar(tensor: &Tensor, threshold: f32) -> Result<Tensor> {
@@ -93,19 +100,19 @@ impl Backend for Candle {
     }
 
     fn neg(tensor: &Tensor) -> Result<Tensor> {
-        tensor.neg().or_backend("neg")
+        unary("neg", tensor, Tensor::neg)
     }
 
     fn exp(tensor: &Tensor) -> Result<Tensor> {
-        tensor.exp().or_backend("exp")
+        unary("exp", tensor, Tensor::exp)
     }
 
     fn log(tensor: &Tensor) -> Result<Tensor> {
-        tensor.log().or_backend("log")
+        unary("log", tensor, Tensor::log)
     }
 
     fn relu(tensor: &Tensor) -> Result<Tensor> {
-        tensor.relu().or_backend("relu")
+        unary("relu", tensor, Tensor::relu)
     }
 
     fn sigmoid(tensor: &Tensor) -> Result<Tensor> {
@@ -113,7 +120,7 @@ impl Backend for Candle {
     }
 
     fn tanh(tensor: &Tensor) -> Result<Tensor> {
-        tensor.tanh().or_backend("tanh")
+        unary("tanh", tensor, Tensor::tanh)
     }
 
     fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {

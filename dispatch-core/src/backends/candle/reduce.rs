@@ -4,6 +4,7 @@ use candle_core::{DType, Tensor};
 
 use super::error::OrBackend;
 use super::layout::shape_of;
+use super::memory::{check_output, check_output_like, filled};
 use crate::error::{Error, Result};
 
 pub(super) fn sum(tensor: &Tensor) -> Result<Tensor> {
@@ -17,12 +18,12 @@ pub(super) fn mean(tensor: &Tensor) -> Result<Tensor> {
 }
 
 pub(super) fn sum_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
-    shape_of(tensor).check_axis("sum_dim", axis)?;
+    check_reduced_output("sum_dim", tensor, axis)?;
     tensor.sum_keepdim(axis).or_backend("sum_dim")
 }
 
 pub(super) fn mean_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
-    shape_of(tensor).check_axis("mean_dim", axis)?;
+    check_reduced_output("mean_dim", tensor, axis)?;
     let scale = reciprocal(tensor.dims()[axis]);
     tensor.sum_keepdim(axis).and_then(|sums| sums.affine(scale, 0.0)).or_backend("mean_dim")
 }
@@ -30,6 +31,7 @@ pub(super) fn mean_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
 /// `x - max - log(sum(exp(x - max)))`, the same order of operations as the ndarray backend.
 pub(super) fn log_softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
     shape_of(tensor).check_axis("log_softmax", axis)?;
+    check_output_like("log_softmax", tensor)?;
     if tensor.elem_count() == 0 {
         // candle's max refuses empty tensors; there is nothing to normalise.
         return Ok(tensor.clone());
@@ -51,12 +53,19 @@ pub(super) fn argmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
             format!("axis {axis} of shape {shape} is empty: it has no largest entry"),
         ));
     }
+    check_reduced_output("argmax", tensor, axis)?;
     if tensor.elem_count() == 0 {
         // Another axis is empty, so the result is empty too; candle refuses to reduce an empty tensor.
-        return Tensor::zeros(shape.with_dim("argmax", axis, 1)?.dims(), DType::F32, tensor.device())
-            .or_backend("argmax");
+        return filled("argmax", &shape.with_dim("argmax", axis, 1)?, 0.0, tensor.device());
     }
     tensor.argmax_keepdim(axis).and_then(|indices| indices.to_dtype(DType::F32)).or_backend("argmax")
+}
+
+/// Checks `axis` and the room for the output of a reduction along it, which keeps the axis with size 1. An
+/// empty axis can make the output much larger than the input (`[0, n]` reduces to `[1, n]`).
+fn check_reduced_output(op: &'static str, tensor: &Tensor, axis: usize) -> Result<()> {
+    let output = shape_of(tensor).with_dim(op, axis, 1)?;
+    check_output(op, tensor.device(), output.num_elements(), DType::F32)
 }
 
 /// `1 / count`, rounded once, as the ndarray backend scales its means.

@@ -2,7 +2,7 @@
 
 use ndarray::{IxDyn, Zip};
 
-use super::tensor::NdArrayTensor;
+use super::tensor::{NdArrayTensor, check_output};
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 
@@ -22,13 +22,15 @@ pub(super) fn binary(
     else {
         return Err(Error::shape_mismatch(op, &lhs_shape, &rhs_shape));
     };
+    check_output(op, shape.num_elements())?;
     Ok(NdArrayTensor::new(Zip::from(&lhs_view).and(&rhs_view).map_collect(|&a, &b| f(a, b))))
 }
 
 /// Applies `f` to every element; the result keeps the input's memory order, so a contiguous input is mapped as
 /// one slice.
-pub(super) fn unary(tensor: &NdArrayTensor, f: impl Fn(f32) -> f32) -> NdArrayTensor {
-    NdArrayTensor::new(tensor.shared().mapv(f))
+pub(super) fn unary(op: &'static str, tensor: &NdArrayTensor, f: impl Fn(f32) -> f32) -> Result<NdArrayTensor> {
+    check_output(op, tensor.shared().len())?;
+    Ok(NdArrayTensor::new(tensor.shared().mapv(f)))
 }
 
 pub(super) fn relu(x: f32) -> f32 {

@@ -3,7 +3,7 @@
 
 use ndarray::{Axis, Slice};
 
-use super::tensor::{NdArrayTensor, ndarray_error};
+use super::tensor::{NdArrayTensor, check_output, ndarray_error};
 use crate::error::Result;
 use crate::shape::Shape;
 
@@ -17,8 +17,12 @@ pub(super) fn swap_dims(tensor: &NdArrayTensor, dim0: usize, dim1: usize) -> Res
 pub(super) fn reshape(tensor: &NdArrayTensor, shape: &Shape) -> Result<NdArrayTensor> {
     tensor.shape().check_reshape(shape)?;
     let array = tensor.shared();
-    let row_major =
-        if array.is_standard_layout() { array.clone() } else { array.as_standard_layout().into_owned().into_shared() };
+    let row_major = if array.is_standard_layout() {
+        array.clone()
+    } else {
+        check_output("reshape", array.len())?;
+        array.as_standard_layout().into_owned().into_shared()
+    };
     let reshaped = row_major.into_shape_with_order(shape.dims()).map_err(|error| ndarray_error("reshape", error))?;
     Ok(NdArrayTensor::from_shared(reshaped))
 }
@@ -32,10 +36,11 @@ pub(super) fn narrow(tensor: &NdArrayTensor, axis: usize, start: usize, len: usi
 
 pub(super) fn cat(tensors: &[NdArrayTensor], axis: usize) -> Result<NdArrayTensor> {
     let shapes: Vec<Shape> = tensors.iter().map(NdArrayTensor::shape).collect();
-    Shape::concat(&shapes, axis)?;
+    let shape = Shape::concat(&shapes, axis)?;
     if let [single] = tensors {
         return Ok(single.clone());
     }
+    check_output("cat", shape.num_elements())?;
     let views: Vec<_> = tensors.iter().map(NdArrayTensor::view).collect();
     let array = ndarray::concatenate(Axis(axis), &views).map_err(|error| ndarray_error("cat", error))?;
     Ok(NdArrayTensor::new(array))

@@ -69,7 +69,7 @@ impl Backend for NdArray {
     }
 
     fn to_vec(tensor: &NdArrayTensor) -> Result<Vec<f32>> {
-        Ok(tensor.to_vec())
+        tensor.to_vec()
     }
 
     fn shape(tensor: &NdArrayTensor) -> Shape {
@@ -101,43 +101,43 @@ impl Backend for NdArray {
     }
 
     fn add_scalar(tensor: &NdArrayTensor, scalar: f32) -> Result<NdArrayTensor> {
-        Ok(unary(tensor, |x| x + scalar))
+        unary("add_scalar", tensor, |x| x + scalar)
     }
 
     fn mul_scalar(tensor: &NdArrayTensor, scalar: f32) -> Result<NdArrayTensor> {
-        Ok(unary(tensor, |x| x * scalar))
+        unary("mul_scalar", tensor, |x| x * scalar)
     }
 
     fn powf_scalar(tensor: &NdArrayTensor, exponent: f32) -> Result<NdArrayTensor> {
-        Ok(unary(tensor, |x| x.powf(exponent)))
+        unary("powf_scalar", tensor, |x| x.powf(exponent))
     }
 
     fn greater_scalar(tensor: &NdArrayTensor, threshold: f32) -> Result<NdArrayTensor> {
-        Ok(unary(tensor, |x| elementwise::greater(x, threshold)))
+        unary("greater_scalar", tensor, |x| elementwise::greater(x, threshold))
     }
 
     fn neg(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        Ok(unary(tensor, |x| -x))
+        unary("neg", tensor, |x| -x)
     }
 
     fn exp(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        Ok(unary(tensor, f32::exp))
+        unary("exp", tensor, f32::exp)
     }
 
     fn log(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        Ok(unary(tensor, f32::ln))
+        unary("log", tensor, f32::ln)
     }
 
     fn relu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        Ok(unary(tensor, elementwise::relu))
+        unary("relu", tensor, elementwise::relu)
     }
 
     fn sigmoid(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        Ok(unary(tensor, elementwise::sigmoid))
+        unary("sigmoid", tensor, elementwise::sigmoid)
     }
 
     fn tanh(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        Ok(unary(tensor, f32::tanh))
+        unary("tanh", tensor, f32::tanh)
     }
 
     fn matmul(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {

@@ -2,8 +2,9 @@
 
 use ndarray::{ArrayD, ArrayView1, Axis, IxDyn};
 
-use super::tensor::NdArrayTensor;
+use super::tensor::{NdArrayTensor, check_output};
 use crate::error::{Error, Result};
+use crate::shape::Shape;
 
 pub(super) fn sum(tensor: &NdArrayTensor) -> NdArrayTensor {
     scalar(tensor.shared().sum())
@@ -16,12 +17,12 @@ pub(super) fn mean(tensor: &NdArrayTensor) -> NdArrayTensor {
 }
 
 pub(super) fn sum_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
-    tensor.shape().check_axis("sum_dim", axis)?;
+    check_reduced_output("sum_dim", &tensor.shape(), axis)?;
     Ok(NdArrayTensor::new(tensor.shared().sum_axis(Axis(axis)).insert_axis(Axis(axis))))
 }
 
 pub(super) fn mean_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
-    tensor.shape().check_axis("mean_dim", axis)?;
+    check_reduced_output("mean_dim", &tensor.shape(), axis)?;
     let array = tensor.shared();
     let scale = reciprocal(array.len_of(Axis(axis)));
     let mut sums = array.sum_axis(Axis(axis)).insert_axis(Axis(axis));
@@ -31,7 +32,9 @@ pub(super) fn mean_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTen
 
 /// `x - max - log(sum(exp(x - max)))` per lane, the same order of operations as the candle backend.
 pub(super) fn log_softmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
-    tensor.shape().check_axis("log_softmax", axis)?;
+    let shape = tensor.shape();
+    shape.check_axis("log_softmax", axis)?;
+    check_output("log_softmax", shape.num_elements())?;
     let mut output = tensor.shared().as_standard_layout().into_owned();
     for mut lane in output.lanes_mut(Axis(axis)) {
         let Some(max) = lane_max(lane.view()) else { continue };
@@ -51,8 +54,15 @@ pub(super) fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTenso
             format!("axis {axis} of shape {shape} is empty: it has no largest entry"),
         ));
     }
+    check_reduced_output("argmax", &shape, axis)?;
     let indices = tensor.shared().map_axis(Axis(axis), |lane| first_max_index(lane) as f32);
     Ok(NdArrayTensor::new(indices.insert_axis(Axis(axis))))
+}
+
+/// Checks `axis` and the room for the output of a reduction along it, which keeps the axis with size 1. An
+/// empty axis can make the output much larger than the input (`[0, n]` reduces to `[1, n]`).
+fn check_reduced_output(op: &'static str, shape: &Shape, axis: usize) -> Result<()> {
+    check_output(op, shape.with_dim(op, axis, 1)?.num_elements())
 }
 
 /// `1 / count`, rounded once to `f32`, exactly the factor the candle backend scales its means by.

@@ -3,6 +3,7 @@
 use ndarray::{ArcArrayD, ArrayD, ArrayViewD, IxDyn, ShapeError};
 
 use crate::error::{Error, Result};
+use crate::memory;
 use crate::shape::Shape;
 
 /// A float tensor of the [`NdArray`](super::NdArray) backend.
@@ -35,7 +36,9 @@ impl NdArrayTensor {
 
     pub(super) fn full(shape: &Shape, value: f32) -> Result<Self> {
         shape.check_tensor_shape("full")?;
-        Ok(Self { array: ArcArrayD::from_elem(IxDyn(shape.dims()), value) })
+        let data = memory::try_filled("full", shape.num_elements(), value)?;
+        let array = ArrayD::from_shape_vec(IxDyn(shape.dims()), data).map_err(|error| ndarray_error("full", error))?;
+        Ok(Self::new(array))
     }
 
     /// Wraps an `ndarray` array; arrays of rank 0 are rejected, since a scalar tensor has shape `[1]`.
@@ -59,13 +62,21 @@ impl NdArrayTensor {
         Shape::new(self.array.shape())
     }
 
-    /// The elements in row-major order.
-    pub fn to_vec(&self) -> Vec<f32> {
-        match self.array.as_slice() {
-            Some(row_major) => row_major.to_vec(),
-            None => self.array.iter().copied().collect(),
+    /// The elements in row-major order; [`Error::OutOfMemory`] if the copy cannot be allocated.
+    pub fn to_vec(&self) -> Result<Vec<f32>> {
+        if let Some(row_major) = self.array.as_slice() {
+            return memory::try_copy("to_vec", row_major);
         }
+        let mut values = memory::try_vec("to_vec", self.array.len())?;
+        values.extend(self.array.iter().copied());
+        Ok(values)
     }
+}
+
+/// Checks that an op's output of `elements` values can be allocated, before ndarray allocates it (and would abort
+/// the process if it could not).
+pub(super) fn check_output(op: &'static str, elements: usize) -> Result<()> {
+    memory::check_room(op, elements, size_of::<f32>())
 }
 
 /// An error `ndarray` reported although our own checks passed.

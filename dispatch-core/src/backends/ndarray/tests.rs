@@ -26,7 +26,7 @@ fn reshape_of_a_transposed_tensor_copies_into_row_major_order() {
     assert!(!transposed.view().is_standard_layout());
     let flat = NdArray::reshape(&transposed, Shape::new([6])).unwrap();
     assert!(flat.view().is_standard_layout());
-    assert_eq!(flat.to_vec(), [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+    assert_eq!(flat.to_vec().unwrap(), [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
 }
 
 #[test]

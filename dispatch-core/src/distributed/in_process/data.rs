@@ -9,6 +9,7 @@
 use crate::distributed::collective::{ReduceOp, split_range};
 use crate::distributed::in_process::rendezvous::Meeting;
 use crate::error::{Error, Result};
+use crate::memory;
 
 /// Elements reduced per block: small enough that a block of every rank stays in cache between passes.
 const BLOCK: usize = 4096;
@@ -65,12 +66,9 @@ pub(crate) fn broadcast(meeting: &Meeting, rank: usize, root: usize) -> Result<(
 
 /// This rank's output: every rank's buffer, in rank order.
 pub(crate) fn all_gather(meeting: &Meeting, len: usize) -> Result<Vec<f32>> {
-    let op = "all_gather";
-    // The agreed output shape was checked already; this keeps the allocation itself from overflowing or
-    // aborting on a bug elsewhere (`with_capacity` panics on overflow).
-    let total = len.checked_mul(meeting.arrivals.len()).ok_or_else(|| too_large(op))?;
-    let mut output = Vec::new();
-    output.try_reserve_exact(total).map_err(|_| too_large(op))?;
+    // The agreed output shape was checked already, so the product does not overflow; saturating keeps a bug
+    // elsewhere an `OutOfMemory` rather than a wrapped size.
+    let mut output = memory::try_vec("all_gather", len.saturating_mul(meeting.arrivals.len()))?;
     for arrival in &meeting.arrivals {
         // SAFETY: alive until the leave barrier (module comment); nobody writes any buffer during a gather.
         let values = unsafe { arrival.buffer.slice(0..len) }.ok_or_else(|| out_of_bounds("all_gather"))?;
@@ -85,7 +83,7 @@ pub(crate) fn reduce_scatter(meeting: &Meeting, rank: usize, op: ReduceOp, len: 
     let part_len = len.checked_div(world_size).ok_or_else(|| out_of_bounds("reduce_scatter"))?;
     let part = rank.checked_mul(part_len).and_then(|start| Some(start..start.checked_add(part_len)?));
     let part = part.ok_or_else(|| out_of_bounds("reduce_scatter"))?;
-    let mut output: Vec<f32> = Vec::new();
+    let mut output: Vec<f32> = memory::try_vec("reduce_scatter", part.len())?;
     for (index, arrival) in meeting.arrivals.iter().enumerate() {
         // SAFETY: alive until the leave barrier (module comment); nobody writes any buffer during a
         // reduce-scatter.
@@ -112,10 +110,6 @@ fn aligned_part(len: usize, world_size: usize, rank: usize) -> std::ops::Range<u
 /// against a bug elsewhere.
 fn out_of_bounds(op: &'static str) -> Error {
     Error::invalid(op, "a rank's buffer does not match the agreed shape")
-}
-
-fn too_large(op: &'static str) -> Error {
-    Error::invalid(op, "the gathered output does not fit in memory")
 }
 
 #[cfg(test)]

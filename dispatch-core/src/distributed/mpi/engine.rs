@@ -13,6 +13,7 @@ use crate::backend::HostTensor;
 use crate::distributed::collective::{Call, Collective, ReduceOp, check_agreement};
 use crate::distributed::mpi::world::MpiWorld;
 use crate::error::{Error, Result};
+use crate::memory;
 use crate::shape::Shape;
 
 /// Dimensions sent inside the fixed header; tensors with more take a second, variable-size exchange.
@@ -61,6 +62,9 @@ impl MpiEngine {
         let data = match collective {
             Collective::AllReduce(op) => {
                 let mut output = std::mem::take(&mut channels.scratch);
+                if output.capacity() < input.data.len() {
+                    output = memory::try_vec("all_reduce", input.data.len())?;
+                }
                 output.resize(input.data.len(), 0.0);
                 comm.all_reduce_into(&input.data[..], &mut output[..], SystemOperation::sum());
                 op.finish_sums(&mut output, world_size);
@@ -73,12 +77,12 @@ impl MpiEngine {
                 data
             }
             Collective::AllGather => {
-                let mut output = vec![0.0; output_shape.num_elements()];
+                let mut output = memory::try_filled("all_gather", output_shape.num_elements(), 0.0)?;
                 comm.all_gather_into(&input.data[..], &mut output[..]);
                 output
             }
             Collective::ReduceScatter(op) => {
-                let mut output = vec![0.0; output_shape.num_elements()];
+                let mut output = memory::try_filled("reduce_scatter", output_shape.num_elements(), 0.0)?;
                 comm.reduce_scatter_block_into(&input.data[..], &mut output[..], SystemOperation::sum());
                 op.finish_sums(&mut output, world_size);
                 output
