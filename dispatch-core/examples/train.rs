@@ -16,12 +16,14 @@ mod common;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use common::agreement::check_agreement;
 use common::{CLASSES, Device, HIDDEN, POINTS_PER_CLASS, Spirals};
 use dispatch_core::{Dispatch, Result, distributed};
 
 const STEPS: usize = 600;
 /// Backends sum in different orders (and a cluster sums shards before averaging them), so final losses differ by
-/// float rounding carried through every step; a gap above this would be a real disagreement.
+/// float rounding carried through every step; a gap above this would be a real disagreement. A loss that is not a
+/// finite number (training diverged, or a backend computed NaN) is a failure whatever the others say.
 const LOSS_TOLERANCE: f32 = 1e-4;
 
 struct Outcome {
@@ -92,22 +94,22 @@ fn train(device: &Device, data: &Spirals) -> Result<Outcome> {
     Ok(Outcome { first_loss, loss: run.final_loss, accuracy: run.accuracy, elapsed: start.elapsed() })
 }
 
+/// Every device's final loss against the first device's (the first against itself too, so a lone device that
+/// ended on NaN fails).
 fn report_agreement(losses: &[(String, f32)]) -> ExitCode {
     let Some((first_name, first_loss)) = losses.first() else {
         return ExitCode::SUCCESS;
     };
-    let worst = losses
-        .iter()
-        .map(|(name, loss)| (name, (loss - first_loss).abs() / first_loss.abs().max(f32::MIN_POSITIVE)))
-        .fold((first_name, 0.0f32), |worst, (name, gap)| if gap > worst.1 { (name, gap) } else { worst });
-    if worst.1 <= LOSS_TOLERANCE {
-        println!("final losses agree across devices to {:.1e} relative (tolerance {LOSS_TOLERANCE:.0e})", worst.1);
-        ExitCode::SUCCESS
-    } else {
-        eprintln!(
-            "final loss on {} differs from {first_name} by {:.1e} relative (tolerance {LOSS_TOLERANCE:.0e})",
-            worst.0, worst.1
-        );
-        ExitCode::FAILURE
+    let comparisons =
+        losses.iter().map(|(name, loss)| (format!("final loss on {name} against {first_name}"), *first_loss, *loss));
+    match check_agreement(comparisons, LOSS_TOLERANCE) {
+        Ok(worst) => {
+            println!("final losses agree across devices to {worst:.1e} relative (tolerance {LOSS_TOLERANCE:.0e})");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
     }
 }

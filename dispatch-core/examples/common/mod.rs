@@ -1,6 +1,7 @@
 //! What the examples share: the device enum, the data set, and one training function that runs on any device,
 //! local or distributed.
 
+pub mod agreement;
 mod spirals;
 
 #[cfg(feature = "candle")]
