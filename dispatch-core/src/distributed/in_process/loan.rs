@@ -16,14 +16,15 @@ use std::sync::Arc;
 use crate::distributed::collective::Call;
 use crate::distributed::in_process::rendezvous::{Arrival, Group, Meeting, Part};
 use crate::distributed::in_process::shared_buffer::SharedBuffer;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// This rank's buffer, lent to its group for one collective.
 pub(crate) struct Loan<'a> {
     group: &'a Group,
     rank: usize,
     op: &'static str,
-    buffer: SharedBuffer,
+    /// Until `meet` moves it into this rank's arrival.
+    buffer: Option<SharedBuffer>,
     /// Whether the group may hold or use the buffer: from publishing it until it is taken back.
     lent: bool,
     meeting: Option<Arc<Meeting>>,
@@ -33,16 +34,20 @@ pub(crate) struct Loan<'a> {
 
 impl<'a> Loan<'a> {
     pub(crate) fn new(group: &'a Group, rank: usize, op: &'static str, data: &'a mut [f32]) -> Self {
-        let buffer = SharedBuffer::lend(data);
+        let buffer = Some(SharedBuffer::lend(data));
         Self { group, rank, op, buffer, lent: false, meeting: None, _buffer: PhantomData }
     }
 
-    /// Publishes the buffer with `call` and waits for the meeting. On `Err` the buffer is no longer lent: the
-    /// group withdrew it before any other rank could see it.
+    /// Publishes the buffer with `call` and waits for the meeting, which stays borrowed from the loan (and with it
+    /// every slice of its buffers) until the loan is given back. On `Err` the buffer is no longer lent: the group
+    /// withdrew it before any other rank could see it. A loan meets once.
     pub(crate) fn meet(&mut self, call: Call) -> Result<&Meeting> {
+        let Some(buffer) = self.buffer.take() else {
+            return Err(Error::invalid(self.op, "a loaned buffer goes to one meeting only"));
+        };
         // Set before publishing: if `meet` unwound after publishing, `drop` would still take the buffer back.
         self.lent = true;
-        let arrival = Arrival { call, buffer: self.buffer };
+        let arrival = Arrival { call, buffer };
         match self.group.meet(self.rank, arrival, self.op) {
             Ok(meeting) => Ok(self.meeting.insert(meeting)),
             Err(error) => {
@@ -86,7 +91,6 @@ mod tests {
 
     use super::*;
     use crate::distributed::collective::{Collective, ReduceOp};
-    use crate::error::Error;
     use crate::shape::Shape;
 
     fn all_reduce(len: usize) -> Call {
@@ -124,7 +128,7 @@ mod tests {
                 thread::yield_now();
             }
             assert!(!freed.load(Ordering::SeqCst), "rank 0 freed its buffer while rank 1 could still use it");
-            // SAFETY: rank 0's buffer stays alive until this rank gives its loan back.
+            // SAFETY: nobody writes during this check (rank 0 is unwinding, rank 1 is here).
             let values = unsafe { meeting.arrivals[0].buffer.slice(0..4) }.unwrap().to_vec();
             assert_eq!(values, [1.0, 2.0, 3.0, 4.0]);
             let error = loan.give_back().unwrap_err();
@@ -155,6 +159,8 @@ mod tests {
         let mut loan = Loan::new(&group, 0, "all_reduce", &mut data);
         let error = loan.meet(all_reduce(1)).map(drop).unwrap_err();
         assert!(matches!(error, Error::CollectiveTimeout { .. }), "{error}");
+        let again = loan.meet(all_reduce(1)).map(drop).unwrap_err();
+        assert!(again.to_string().contains("one meeting only"), "{again}");
         assert!(loan.give_back().is_ok());
         assert_eq!(group.ranks_leaving(), 0, "nothing waits at a leave barrier for a meeting that never was");
     }

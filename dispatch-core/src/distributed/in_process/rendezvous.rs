@@ -16,8 +16,8 @@ use crate::distributed::collective::Call;
 use crate::distributed::in_process::shared_buffer::SharedBuffer;
 use crate::error::{Error, Result};
 
-/// What a rank brings to a meeting.
-#[derive(Clone, Debug)]
+/// What a rank brings to a meeting. Not `Clone`: its buffer exists once, in the meeting.
+#[derive(Debug)]
 pub(crate) struct Arrival {
     pub call: Call,
     pub buffer: SharedBuffer,
@@ -78,7 +78,7 @@ impl Group {
     pub(crate) fn new(world_size: usize, timeout: Duration) -> Self {
         let state = State {
             generation: 0,
-            arrivals: vec![None; world_size],
+            arrivals: (0..world_size).map(|_| None).collect(),
             arrived: 0,
             last_meeting: Arc::default(),
             left_generation: 0,

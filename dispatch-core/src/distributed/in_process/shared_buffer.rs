@@ -6,12 +6,18 @@
 //! - the owner publishes the buffer when it arrives and does not touch, move or free it until the meeting's leave
 //!   barrier has passed, which is after every rank has finished with it. `Loan` (`loan.rs`) enforces this: it
 //!   borrows the buffer for the whole time, and its `Drop` passes the barrier even when the owner unwinds;
-//! - within a meeting, ranks access disjoint ranges mutably (rank `r` writes only its own part), or only read.
+//! - every slice of a buffer borrows the `SharedBuffer` it came from, which lives in a meeting reachable only
+//!   through a borrow of the rank's own loan. The compiler therefore ends every slice before the rank gives its
+//!   loan back and reaches the leave barrier. A `SharedBuffer` is neither `Copy` nor `Clone`, so none can be
+//!   taken out of a meeting to slice it later;
+//! - within a meeting, ranks access disjoint ranges mutably (rank `r` writes only its own part), or only read:
+//!   the one promise the compiler cannot check, and what `slice` and `slice_mut` leave to their callers.
 
 use std::ops::Range;
 
-/// A pointer to a rank's `f32` values, shared with the other ranks of one meeting.
-#[derive(Clone, Copy, Debug)]
+/// A pointer to a rank's `f32` values, shared with the other ranks of one meeting. Neither `Copy` nor `Clone`:
+/// the loan publishes its one `SharedBuffer` by moving it into its arrival at the meeting.
+#[derive(Debug)]
 pub(crate) struct SharedBuffer {
     ptr: *mut f32,
     len: usize,
@@ -33,29 +39,33 @@ impl SharedBuffer {
         self.len
     }
 
-    /// `range` of the buffer, read-only; `None` if it is out of bounds.
+    /// `range` of the buffer, read-only, for as long as this `SharedBuffer` (the meeting that holds it) is
+    /// borrowed; `None` if it is out of bounds. The buffer is alive for that long (module comment).
     ///
     /// # Safety
-    /// The owner keeps the buffer alive and unmoved for the returned lifetime, and no rank writes `range`
-    /// during it.
-    pub(crate) unsafe fn slice<'a>(&self, range: Range<usize>) -> Option<&'a [f32]> {
+    /// No rank writes `range` while the slice is alive.
+    pub(crate) unsafe fn slice(&self, range: Range<usize>) -> Option<&[f32]> {
         if range.start > range.end || range.end > self.len {
             return None;
         }
-        // SAFETY: in bounds (checked above); alive and not written, by the caller's contract.
+        // SAFETY: in bounds (checked above); alive for the borrow of `self` (module comment); not written, by the
+        // caller's contract.
         Some(unsafe { std::slice::from_raw_parts(self.ptr.add(range.start), range.len()) })
     }
 
-    /// `range` of the buffer, writable; `None` if it is out of bounds.
+    /// `range` of the buffer, writable, for as long as this `SharedBuffer` (the meeting that holds it) is
+    /// borrowed; `None` if it is out of bounds. The buffer is alive for that long (module comment).
     ///
     /// # Safety
-    /// The owner keeps the buffer alive and unmoved for the returned lifetime, and no other reference to any
-    /// element of `range` exists during it.
-    pub(crate) unsafe fn slice_mut<'a>(&self, range: Range<usize>) -> Option<&'a mut [f32]> {
+    /// No other reference to any element of `range` exists while the slice is alive.
+    // A `&mut` from `&self`: the buffer is shared by every rank of the meeting, each writing its own part.
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn slice_mut(&self, range: Range<usize>) -> Option<&mut [f32]> {
         if range.start > range.end || range.end > self.len {
             return None;
         }
-        // SAFETY: in bounds (checked above); alive and exclusively ours, by the caller's contract.
+        // SAFETY: in bounds (checked above); alive for the borrow of `self` (module comment); exclusively ours,
+        // by the caller's contract.
         Some(unsafe { std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.len()) })
     }
 }
