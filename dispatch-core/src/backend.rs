@@ -23,8 +23,9 @@ use crate::shape::Shape;
     note = "a backend implements `dispatch_core::Backend`, like `dispatch_core::backends::Candle` or `NdArray`"
 )]
 pub trait Backend: Clone + Debug + Send + Sync + 'static {
-    /// Where tensors of this backend live.
-    type Device: DeviceOf<Self> + Clone + Debug + PartialEq + Send + Sync + 'static;
+    /// Where tensors of this backend live; named, read back and found on the machine through
+    /// [`BackendDevice`](crate::device::BackendDevice).
+    type Device: DeviceOf<Self> + crate::device::BackendDevice;
     /// The backend's own tensor handle; cheap to clone (reference counted).
     type FloatTensor: Clone + Debug + Send + Sync + 'static;
 

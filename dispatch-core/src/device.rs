@@ -1,5 +1,5 @@
-//! Devices: what single-backend ops accept, what `#[derive(Dispatch)]` implements for the user's enum, and the
-//! device an `#[autodiff]` variant holds.
+//! Devices: what single-backend ops accept, the naming contract of every backend's device type, what
+//! `#[derive(Dispatch)]` implements for the user's enum, and the device an `#[autodiff]` variant holds.
 
 use std::fmt::{self, Debug, Display};
 use std::str::FromStr;
@@ -17,17 +17,60 @@ use crate::distributed::DistributedOf;
     label = "expected a device of `{B}`"
 )]
 pub trait DeviceOf<B: Backend> {
+    /// The device as `B` sees it.
     fn as_device(&self) -> &B::Device;
 }
 
-/// Implemented by `#[derive(Dispatch)]` for the user's device enum (and for the local enum it generates).
-pub trait Dispatch:
+/// What a backend's device type promises, so that a device enum can write, read back and find its devices.
+///
+/// Every [`Backend::Device`](crate::Backend::Device) implements it; `#[derive(Dispatch)]` implements it for the
+/// enums it generates and for the user's enum.
+///
+/// - `Display` writes a device and `FromStr` reads back an equal one: `x.to_string().parse() == Ok(x)` for every
+///   device a user can build. The text contains no `,` and no whitespace, which separate the ranks of a cluster
+///   (`cluster:candle,candle:cuda:1`); it may contain `:`.
+/// - A bad name is a [`ParseDeviceError`] that lists the names accepted ([`ParseDeviceError::unknown`]) or says
+///   what is wrong with the rest ([`ParseDeviceError::invalid`]).
+/// - [`BackendDevice::available`] lists the devices usable on this machine at run time.
+///
+/// A derived enum writes a `#[backend]` variant as its name alone (`candle`) when its device is the device type's
+/// `Default`, else as `name:<device>` (`candle:cuda:1`), and reads both.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a backend device: it does not implement `dispatch_core::device::BackendDevice`",
+    label = "the device type of a backend implements `BackendDevice`",
+    note = "`BackendDevice` is how devices are written (`Display`), read back (`FromStr`) and found on this \
+            machine (`available`)"
+)]
+pub trait BackendDevice:
     Clone + Debug + PartialEq + Display + FromStr<Err = ParseDeviceError> + Send + Sync + 'static
 {
+    /// The devices usable on this machine at run time: compiled in and present (a GPU that opens), most capable
+    /// first where the type has a preference. May be empty.
+    fn available() -> Vec<Self>;
+
+    /// The first of [`BackendDevice::available`]; `None` if no device is usable here.
+    fn best_available() -> Option<Self> {
+        Self::available().into_iter().next()
+    }
+}
+
+/// Implemented by `#[derive(Dispatch)]` for the user's device enum (and for the local enum it generates).
+///
+/// Code written once over `D: Dispatch` runs on every derived enum: a local device takes single-backend ops
+/// (`Tensor::<D::Backend>::zeros([2], &local)`), and `D::Backend: AutodiffBackend` says the enum has an
+/// `#[autodiff]` variant.
+///
+/// As a [`BackendDevice`], a derived enum names each device (`candle`, `candle:cuda:1`, `autodiff:candle:cuda:1`,
+/// `cluster:candle,candle:cuda:1`) and lists the devices [`available`](BackendDevice::available) here: those of
+/// each variant's device type, in the enum's declaration order; an `#[autodiff]` variant contributes one device per
+/// available base device, and a `#[distributed]` variant none, since its ranks are the other variants' devices,
+/// already listed, and how many of them to group is the user's choice, not something found on the machine.
+pub trait Dispatch: BackendDevice {
     /// The generated dispatch backend; its devices are the local variants.
     type Backend: Backend<Device = Self::Local>;
     /// `Self` for an enum without `#[distributed]` variants, else the generated enum of all other variants.
-    type Local: Dispatch<Local = Self::Local, Backend = Self::Backend, Base = Self::Base>;
+    /// Single-backend ops of [`Dispatch::Backend`] accept it.
+    type Local: Dispatch<Local = Self::Local, Backend = Self::Backend, Base = Self::Base> + DeviceOf<Self::Backend>;
     /// The generated enum of the `#[backend]` variants alone, which an `#[autodiff]` variant wraps; `Infallible`
     /// for an enum without an `#[autodiff]` variant.
     type Base: Clone + Debug + PartialEq + Send + Sync + 'static;
@@ -35,14 +78,16 @@ pub trait Dispatch:
     /// Both implement `DistributedOf<Self>`, which lets `distributed::run` accept any device of the enum.
     type Distributed: DistributedOf<Self> + Clone + Debug + PartialEq + Send + Sync + 'static;
 
-    /// The name of every compiled-in device, as `Display` writes them and `FromStr` reads them: one per variant
-    /// (`autodiff:<base>` for each base of an `#[autodiff]` variant). A `#[backend]` variant's name stands for its
-    /// device type's `Default`.
+    /// The bare name of every compiled-in variant, as `FromStr` reads it alone: one per variant, and
+    /// `autodiff:<base>` for each base of an `#[autodiff]` variant. A bare `#[backend]` name stands for its device
+    /// type's `Default` device, and `name:<device>` for any other (`candle:cuda:1`); a bare `#[distributed]` name
+    /// stands for two in-process ranks on the first local device. These are the choices a bad name lists.
     fn names() -> &'static [&'static str];
 
     /// Splits the device into a local device (single-backend ops) or the distributed device (collectives).
     fn route(&self) -> Route<Self::Local, Self::Distributed>;
 
+    /// Whether the device is a `#[distributed]` variant.
     fn is_distributed(&self) -> bool;
 }
 
@@ -63,14 +108,17 @@ pub struct AutodiffDevice<D: Dispatch> {
 }
 
 impl<D: Dispatch> AutodiffDevice<D> {
+    /// The autodiff device over `base`.
     pub fn new(base: D::Base) -> Self {
         Self { base }
     }
 
+    /// The base device, whose backend `Autodiff` wraps.
     pub fn base(&self) -> &D::Base {
         &self.base
     }
 
+    /// The base device, by value.
     pub fn into_base(self) -> D::Base {
         self.base
     }
@@ -116,7 +164,7 @@ where
     }
 }
 
-/// A device name that no compiled-in device answers to.
+/// A device name that no compiled-in device answers to, or whose device part is not valid.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseDeviceError {
     input: String,
@@ -135,10 +183,12 @@ impl ParseDeviceError {
         Self { input: input.to_owned(), choices: Vec::new(), reason: Some(reason.into()) }
     }
 
+    /// The text that failed to parse.
     pub fn input(&self) -> &str {
         &self.input
     }
 
+    /// The names that would have been accepted; empty for an error that says what is wrong instead.
     pub fn choices(&self) -> &[&'static str] {
         &self.choices
     }

@@ -33,7 +33,8 @@ pub struct VariantOptions {
     /// The variant's name for `Display` and `FromStr` (the same for every device it holds); the variant's name in
     /// lowercase by default.
     pub name: Option<SpannedValue<String>>,
-    /// No `From<field>` for the enum: for a field type that an alias makes equal to another variant's.
+    /// No `From<field>` for the enum: for the variants but one that hold one type (which the derive reports when it
+    /// sees it, and cannot see through an alias or a re-export).
     pub no_from: Flag,
 }
 

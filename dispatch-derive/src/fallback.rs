@@ -36,12 +36,14 @@ pub fn stubs(input: &Input) -> TokenStream {
         #vis type #autodiff_tensor = #private::Infallible;
 
         const _: () = {
+            #[automatically_derived]
             impl ::core::fmt::Display for #ident {
                 fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                     f.write_str(::core::stringify!(#ident))
                 }
             }
 
+            #[automatically_derived]
             impl ::core::str::FromStr for #ident {
                 type Err = #private::ParseDeviceError;
 
@@ -50,6 +52,12 @@ pub fn stubs(input: &Input) -> TokenStream {
                 }
             }
 
+            #[automatically_derived]
+            impl #private::BackendDevice for #ident {
+                fn available() -> #private::Vec<Self> { #private::Vec::new() }
+            }
+
+            #[automatically_derived]
             impl #private::Dispatch for #ident {
                 type Backend = #private::FallbackBackend<#ident>;
                 type Local = #ident;
@@ -65,6 +73,7 @@ pub fn stubs(input: &Input) -> TokenStream {
                 fn is_distributed(&self) -> bool { false }
             }
 
+            #[automatically_derived]
             impl #private::DeviceOf<#private::FallbackBackend<#ident>> for #ident {
                 fn as_device(&self) -> &#ident { self }
             }

@@ -3,6 +3,8 @@
 //! The pipeline lives in modules that do not depend on `proc_macro`, so a bench or test can include them with
 //! `#[path]` and call `derive::derive` on token streams (see `tests/expansion.rs`).
 
+#![forbid(unsafe_code)]
+
 mod ast;
 mod attr;
 mod derive;
@@ -17,9 +19,22 @@ use proc_macro::TokenStream;
 
 /// Dispatch for a device enum; `dispatch_core`'s documentation shows what it generates.
 ///
-/// `Display` and `FromStr` name variants, not devices: each variant has one name (`#[dispatch(name = "...")]`, else
-/// its own in lowercase), which a backend variant displays whatever device it holds, and which parses back to the
-/// variant on its field type's default device (`Default`).
+/// `Display` and `FromStr` name devices: each variant has a name (`#[dispatch(name = "...")]`, else its own in
+/// lowercase). A `#[backend]` variant displays as its name alone when it holds its field type's `Default` device
+/// (`candle`) and as `name:<device>` otherwise (`candle:cuda:1`, the device written by its type's `Display`); the
+/// `#[autodiff]` variant as `name:<base device>` (`autodiff:candle:cuda:1`); a `#[distributed]` variant as
+/// `name:<rank>,<rank>...` (`cluster:candle,candle:cuda:1`). `FromStr` reads all of these, so a device displayed
+/// and read back is equal to itself.
+///
+/// `From<field>` is generated for each variant, except:
+/// - with `#[dispatch(no_from)]`;
+/// - for a field written as a projection, `<Candle as Backend>::Device`: rustc cannot tell that such a type is not
+///   the enum itself (rust-lang/rust#85898), so the impl would not compile; name the type instead (`CandleDevice`)
+///   to get it. Everything else is generated for a projection too.
+///
+/// Two variants that would get `From` for one type (the same field, or the same backend) are a compile error at
+/// the second, which asks for `no_from` on one of them. Two spellings of one type that the derive cannot tell apart
+/// (an alias, a re-export) need `no_from` on one of them as well.
 #[proc_macro_derive(Dispatch, attributes(backend, autodiff, distributed, dispatch))]
 pub fn derive_dispatch(input: TokenStream) -> TokenStream {
     derive::derive(input.into()).into()

@@ -8,6 +8,8 @@ use syn::{Attribute, Ident, Path, Type, Visibility};
 pub struct Model {
     /// The enum the impls are for: the user's, or the generated local enum.
     pub ident: Ident,
+    /// The user's enum, which names the generated backend (`Backend::name`) whichever enum `ident` is.
+    pub user_ident: Ident,
     pub vis: Visibility,
     /// `<crate>::__private01`, the one path generated code reaches dispatch-core through.
     pub private: TokenStream,
@@ -30,15 +32,16 @@ pub struct Device {
     pub ident: Ident,
     /// Carried onto every arm, variant and item generated for this device.
     pub cfgs: Vec<Attribute>,
-    /// What `Display` writes and `FromStr` reads, for every device of this variant: `FromStr` gives the variant on
-    /// its field type's default device.
+    /// The variant's name: `Display` writes it alone for the field type's default device and as `name:<device>`
+    /// for any other, and `FromStr` reads both.
     pub name: String,
     /// Where the name comes from: the `#[dispatch(name = "...")]` literal, or the variant's name.
     pub name_span: Span,
     /// The field's type, with `Self` spelled as the user's enum so it means the same outside the enum.
     pub field: Type,
     pub role: Role,
-    /// Whether to generate `From<field>` for the enum; `#[dispatch(no_from)]` turns it off.
+    /// Whether to generate `From<field>` for the enum: off with `#[dispatch(no_from)]` and for a field written as a
+    /// projection (see `valid::from_impl`).
     pub from_impl: bool,
 }
 
@@ -111,7 +114,14 @@ impl Model {
                 local
             })
             .collect();
-        Model { ident, vis: self.vis.clone(), private: self.private.clone(), items: self.items.clone(), devices }
+        Model {
+            ident,
+            user_ident: self.user_ident.clone(),
+            vis: self.vis.clone(),
+            private: self.private.clone(),
+            items: self.items.clone(),
+            devices,
+        }
     }
 }
 

@@ -32,8 +32,10 @@ pub fn check(input: &Input, errors: &mut Accumulator) -> Model {
     check_autodiff(&devices, input, errors);
     check_has_backend(&devices, input, errors);
     check_unique_names(&devices, errors);
+    check_unambiguous_from(&devices, errors);
     Model {
         ident: original.ident.clone(),
+        user_ident: original.ident.clone(),
         vis: original.vis.clone(),
         private: model::private_path(input.options.krate.as_ref()),
         items: ItemNames::with_defaults(&original.ident, &input.options),
@@ -62,15 +64,26 @@ fn device(variant: &Variant, enum_ident: &syn::Ident, errors: &mut Accumulator) 
     let field = field(original, errors).and_then(|field| field_outside_the_enum(&field, enum_ident, errors));
     let name = name(variant, errors);
     let (role, field, (name, name_span)) = (role?, field?, name?);
-    Some(Device {
-        ident: original.ident.clone(),
-        cfgs: variant.cfgs.clone(),
-        name,
-        name_span,
-        field,
-        role,
-        from_impl: !variant.options.no_from.is_present(),
-    })
+    // An autodiff or distributed variant's `From` names the type its role requires, never the field as written.
+    let projected_backend_field = matches!(role, Role::Backend(_)) && is_projection(&field);
+    let from_impl = !variant.options.no_from.is_present() && !projected_backend_field;
+    Some(Device { ident: original.ident.clone(), cfgs: variant.cfgs.clone(), name, name_span, field, role, from_impl })
+}
+
+/// A field written as a projection, `<T as Trait>::Assoc`, gets no `From<field>`: rustc's coherence does not
+/// normalise a projection through another crate's impl (rust-lang/rust#85898), so it cannot rule out that the field
+/// is the enum itself, and `impl From<<Candle as Backend>::Device> for Device` conflicts with core's `impl<T> From<T>
+/// for T` (E0119). Routing `From` through a helper trait (`impl<T: IntoVariant<Device>> From<T> for Device`) fails
+/// the same way, since the helper's impl for the projection might be for the enum too, and a proc macro cannot name
+/// the type the projection normalises to. So the rule, documented on the derive: the same device type written by
+/// name (`CandleDevice`, an alias of it, a path through modules) gets `From`; a projection gets every other item.
+fn is_projection(field: &Type) -> bool {
+    match field {
+        Type::Path(path) => path.qself.is_some(),
+        Type::Group(group) => is_projection(&group.elem),
+        Type::Paren(paren) => is_projection(&paren.elem),
+        _ => false,
+    }
 }
 
 fn role(variant: &Variant, errors: &mut Accumulator) -> Option<Role> {
@@ -250,8 +263,8 @@ fn check_has_backend(devices: &[Device], input: &Input, errors: &mut Accumulator
 }
 
 /// No two variants may share a name: `FromStr` finds the variant by its name, so the second would be unreachable,
-/// and `Display` could not tell the two apart. A name is the variant's, not its device's: `FromStr` then
-/// `Display` gives back the name, `Display` then `FromStr` the variant (with its field's default device).
+/// and `Display` could not tell the two apart. With the device after it (`candle:cuda:1`), the name makes
+/// `Display` then `FromStr` give back an equal device.
 fn check_unique_names(devices: &[Device], errors: &mut Accumulator) {
     let mut first_by_name: HashMap<&str, &Device> = HashMap::new();
     for device in devices {
@@ -268,4 +281,86 @@ fn check_unique_names(devices: &[Device], errors: &mut Accumulator) {
             errors.push(syn::Error::new(at.name_span, message).into());
         }
     }
+}
+
+/// `From<field>` builds one variant, so two variants that would both get it for one type are an error at the later
+/// field, which names the fix: keep `From` on one of them, `#[dispatch(no_from)]` on the other. As far as syntax
+/// tells, two fields are one type when they are spelled alike, or when their variants name one backend path (both
+/// then hold its device type). Paths that differ (`a::Dev`, `b::Dev`) are taken to be different types and both get
+/// `From`; a re-export or alias making them one is beyond what a derive can see, and `no_from` is documented for it.
+fn check_unambiguous_from(devices: &[Device], errors: &mut Accumulator) {
+    let mut first_by_key: HashMap<String, &Device> = HashMap::new();
+    for device in devices.iter().filter(|device| device.from_impl) {
+        let field = &device.field;
+        // An autodiff or distributed variant's `From` is for the type its role requires (`DistributedDevice<Self>`),
+        // whatever its field says, so they conflict by role; only one `#[autodiff]` variant is allowed anyway.
+        let keys = match &device.role {
+            Role::Backend(backend) => vec![
+                (format!("backend field {}", quote::quote!(#field)), Shared::Field),
+                (format!("backend {}", quote::quote!(#backend)), Shared::Backend(backend)),
+            ],
+            Role::Distributed => vec![("distributed".to_owned(), Shared::Role)],
+            Role::Autodiff => continue,
+        };
+        // One error per variant, for the first key it shares.
+        let shared = keys.iter().find_map(|(key, shared)| Some((*first_by_key.get(key)?, shared)));
+        if let Some((first, shared)) = shared {
+            let other = &first.ident;
+            let (why, source) = match shared {
+                Shared::Field => (format!("holds `{}`, as variant `{other}` does", spelled(field)), spelled(field)),
+                Shared::Backend(backend) => {
+                    (format!("runs on backend `{}`, as variant `{other}` does", spelled(backend)), spelled(field))
+                }
+                Shared::Role => {
+                    (format!("is `#[distributed]`, as variant `{other}` is"), "DistributedDevice<Self>".to_owned())
+                }
+            };
+            let message = format!(
+                "variant `{}` {why}, so `From<{source}>` could build either: keep `From` on one of them and mark the \
+                 other `#[dispatch(no_from)]`",
+                device.ident
+            );
+            errors.push(Error::custom(message).with_span(&type_name(field)));
+            continue;
+        }
+        for (key, _) in keys {
+            first_by_key.entry(key).or_insert(device);
+        }
+    }
+}
+
+/// Where an error about a type points: its name, the last segment of its path (`CandleDevice` in
+/// `dispatch_core::backends::CandleDevice`), since an error reaches only one token on stable; else its first token.
+fn type_name(ty: &Type) -> proc_macro2::Span {
+    match ty {
+        Type::Path(path) => match path.path.segments.last() {
+            Some(last) => last.ident.span(),
+            None => syn::spanned::Spanned::span(ty),
+        },
+        Type::Group(group) => type_name(&group.elem),
+        _ => syn::spanned::Spanned::span(ty),
+    }
+}
+
+/// What makes two variants' `From` impls one.
+enum Shared<'a> {
+    Field,
+    Backend(&'a Type),
+    Role,
+}
+
+/// A type as the user wrote it: tokens print with a space on each side, kept only between two words
+/// (`<Candle as Backend>::Device`).
+fn spelled(ty: &Type) -> String {
+    let printed = quote::quote!(#ty).to_string();
+    let words: Vec<&str> = printed.split(' ').collect();
+    let is_word = |token: &str| token.chars().next().is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '\'');
+    let mut spelled = String::new();
+    for (index, token) in words.iter().enumerate() {
+        if index > 0 && is_word(words[index - 1]) && is_word(token) {
+            spelled.push(' ');
+        }
+        spelled.push_str(token);
+    }
+    spelled
 }

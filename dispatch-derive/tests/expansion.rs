@@ -173,3 +173,45 @@ fn every_variant_cfg_reaches_every_item_generated_for_it() {
         assert!(mentions >= 100, "the walk saw every item: {mentions} mentions of {idents:?}");
     }
 }
+
+/// Every `impl` in a syntax tree, with whether it carries `#[automatically_derived]`.
+#[derive(Default)]
+struct Impls {
+    marked: usize,
+    unmarked: Vec<String>,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Impls {
+    fn visit_item_impl(&mut self, node: &'ast syn::ItemImpl) {
+        if node.attrs.iter().any(|attr| attr.path().is_ident("automatically_derived")) {
+            self.marked += 1;
+        } else {
+            let self_ty = &node.self_ty;
+            let trait_ = node.trait_.as_ref().map(|(path, _)| quote!(#path).to_string());
+            self.unmarked.push(format!("impl {trait_:?} for {}", quote!(#self_ty)));
+        }
+        syn::visit::visit_item_impl(self, node);
+    }
+}
+
+#[test]
+fn every_generated_impl_is_marked_automatically_derived() {
+    let failing = quote! {
+        pub enum Device { #[backend(Candle)] #[dispatch(name = "")] Cpu(CandleDevice) }
+    };
+    let local = quote! {
+        pub enum Device {
+            #[backend(Candle)] Cpu(CandleDevice),
+            #[autodiff] Autodiff(AutodiffDevice<Self>),
+        }
+    };
+    // The full sample, an enum without distributed variants, and the stubs that stand in after an error.
+    for (input, at_least) in [(sample(), 20), (local, 15), (failing, 5)] {
+        let expansion = derive::derive(input);
+        let file: syn::File = syn::parse2(expansion.clone()).unwrap_or_else(|error| panic!("{error}: {expansion}"));
+        let mut impls = Impls::default();
+        syn::visit::visit_file(&mut impls, &file);
+        assert!(impls.unmarked.is_empty(), "impls without `#[automatically_derived]`: {:#?}", impls.unmarked);
+        assert!(impls.marked >= at_least, "the walk saw every impl: {} of at least {at_least}", impls.marked);
+    }
+}

@@ -97,6 +97,12 @@ fn a_local_enum_routes_to_itself() {
     assert_eq!(device.route(), dispatch_core::Route::Local(device.clone()));
 }
 
+#[test]
+fn from_converts_into_the_variant_whose_field_names_the_type() {
+    // `Other` holds the same type, written as a projection, which gets no `From`: `From<HostDevice>` is `Host`'s.
+    assert_eq!(Device::from(HostDevice), Device::Host(HostDevice));
+}
+
 /// `From` exists for field types no other variant shares.
 mod conversions {
     use super::*;

@@ -229,15 +229,16 @@ const MPI_PREFIX: &str = "mpi";
 /// - `mpi` or `mpi:<device>`, without a comma: this process's rank of the MPI world (feature `mpi`), on
 ///   `<device>` or the first compiled-in local device.
 ///
-/// A local device of the enum may itself be named `mpi` (or `mpi:<base>`, for an autodiff variant named `mpi`).
-/// In a list of ranks it is read as that device (device names never contain a comma); a spec of the MPI form
-/// that is exactly its name could mean either, and is an error rather than a guess.
+/// A local device of the enum may itself be named `mpi` (`mpi:<device>` for a backend variant named `mpi`,
+/// `mpi:<base>` for an autodiff variant named `mpi`). In a list of ranks it is read as that device (device names
+/// never contain a comma); a spec of the MPI form that is also a name of such a device could mean either, and is an
+/// error rather than a guess.
 impl<D: Dispatch> FromStr for DistributedDevice<D> {
     type Err = ParseDeviceError;
 
     fn from_str(spec: &str) -> Result<Self, Self::Err> {
         if let Some(local) = mpi_form(spec) {
-            if D::Local::names().contains(&spec) {
+            if names_a_local_device::<D>(spec) {
                 return Err(ParseDeviceError::invalid(
                     spec,
                     format!(
@@ -264,6 +265,14 @@ impl<D: Dispatch> FromStr for DistributedDevice<D> {
 fn mpi_form(spec: &str) -> Option<&str> {
     let rest = spec.strip_prefix(MPI_PREFIX).filter(|_| !spec.contains(','))?;
     if rest.is_empty() { Some(rest) } else { rest.strip_prefix(':') }
+}
+
+/// Whether `spec` is, or starts, the name of a local device: one of the bare names, alone or followed by
+/// `:<device>`.
+fn names_a_local_device<D: Dispatch>(spec: &str) -> bool {
+    D::Local::names()
+        .iter()
+        .any(|name| spec.strip_prefix(name).is_some_and(|rest| rest.is_empty() || rest.starts_with(':')))
 }
 
 fn first_local_device<D: Dispatch>(spec: &str) -> Result<D::Local, ParseDeviceError> {

@@ -37,7 +37,7 @@ macro_rules! no_tensor_ops {
 
 impl<D> Backend for FallbackBackend<D>
 where
-    D: DeviceOf<Self> + Clone + Debug + PartialEq + Send + Sync + 'static,
+    D: DeviceOf<Self> + BackendDevice,
 {
     type Device = D;
     type FloatTensor = Infallible;

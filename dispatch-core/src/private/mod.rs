@@ -5,7 +5,7 @@
 //! use is spanned on the user's field or backend path, and each trait says in its own words what is wrong, so a
 //! mistake is one error at the user's line rather than a type mismatch inside generated code.
 
-use std::fmt::Display;
+use std::fmt::{self, Display};
 use std::sync::Arc;
 
 pub use core::convert::Infallible;
@@ -16,7 +16,7 @@ pub use std::vec::Vec;
 
 pub use crate::backend::{AutodiffBackend, Backend, BaseBackend, HostOp};
 pub use crate::backends::Autodiff;
-pub use crate::device::{AutodiffDevice, DeviceOf, Dispatch, ParseDeviceError, Route};
+pub use crate::device::{AutodiffDevice, BackendDevice, DeviceOf, Dispatch, ParseDeviceError, Route};
 pub use crate::distributed::DistributedDevice;
 pub use crate::error::{Error, Result};
 pub use crate::gradients::{Gradients, TensorId};
@@ -55,8 +55,8 @@ pub trait RouteFirst<D>: Backend {
 /// more at the field, as a `B: Leaf` bound here would be.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not the device of backend `{B}`",
-    label = "a `#[backend({B})]` variant holds `<{B} as Backend>::Device`",
-    note = "write the field as `<{B} as dispatch_core::Backend>::Device`"
+    label = "a `#[backend({B})]` variant holds `{D}`, the device of `{B}`",
+    note = "write the field as `{D}`"
 )]
 pub trait BackendField<B, D>: Sized {
     fn backend_device(&self) -> &D;
@@ -142,10 +142,11 @@ impl<D: Dispatch> DistributedField<D> for DistributedDevice<D> {
     }
 }
 
-/// What `FromStr` builds a `#[backend]` variant from: the device type's default.
+/// The device a `#[backend]` variant's bare name stands for: the device type's default, which `Display` writes as
+/// the name alone and `FromStr` builds from it.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no default device, so `FromStr` cannot build this variant from its name",
-    label = "`FromStr` needs `{Self}: Default`",
+    label = "`Display` and `FromStr` need `{Self}: Default`, the device the variant's bare name stands for",
     note = "implement `Default` for the device type, picking the device a bare name should mean"
 )]
 pub trait DefaultDevice: Sized {
@@ -157,6 +158,40 @@ impl<T: Default> DefaultDevice for T {
     #[inline]
     fn default_device() -> Self {
         T::default()
+    }
+}
+
+/// How a `#[backend]` variant names its device, through the device type's [`BackendDevice`] contract: its name
+/// alone for the device type's default device, else `name:<device>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a backend device: it does not implement `dispatch_core::device::BackendDevice`",
+    label = "a `#[backend]` variant's device is written, read back and listed through `BackendDevice`",
+    note = "the device type of every backend implements `BackendDevice`: `Display` and `FromStr` that read back \
+            what they write, and `available()`"
+)]
+pub trait DeviceNames: Sized {
+    /// Writes `name` for `default`, `name:<device>` for any other device.
+    fn write_name(&self, name: &str, default: &Self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    /// Reads the `<device>` of `name:<device>`.
+    fn parse_device(device: &str) -> Result<Self, ParseDeviceError>;
+    /// [`BackendDevice::available`].
+    fn available_devices() -> Vec<Self>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: BackendDevice> DeviceNames for T {
+    fn write_name(&self, name: &str, default: &Self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self == default { f.write_str(name) } else { write!(f, "{name}:{self}") }
+    }
+
+    #[inline]
+    fn parse_device(device: &str) -> Result<Self, ParseDeviceError> {
+        device.parse()
+    }
+
+    #[inline]
+    fn available_devices() -> Vec<Self> {
+        T::available()
     }
 }
 

@@ -40,6 +40,7 @@ pub fn autodiff_backend_impl(model: &Model, leaves: &[Leaf]) -> TokenStream {
     });
     quote! {
         #cfg
+        #[automatically_derived]
         #[allow(unused_variables)]
         impl #private::AutodiffBackend for #backend {
             fn require_grad(tensor: &#tensor) -> #private::Result<#tensor> { #require_grad }

@@ -45,7 +45,8 @@ fn unary_ops(private: &TokenStream) -> Vec<Unary> {
 pub fn backend_impl(model: &Model, leaves: &[Leaf]) -> TokenStream {
     let private = &model.private;
     let (backend, tensor, local) = (&model.items.backend, &model.items.tensor, &model.ident);
-    let name = model.ident.to_string().to_lowercase();
+    // The user's enum, even where the backend's devices are its local enum.
+    let name = syn::ext::IdentExt::unraw(&model.user_ident).to_string().to_lowercase();
     let unary = unary_ops(private).into_iter().map(|op| unary_fn(model, leaves, op));
     let binary = ["add", "sub", "mul", "div", "matmul"].into_iter().map(|op| binary_fn(model, leaves, op));
     let creation = creation_fns(model, leaves);
@@ -54,6 +55,7 @@ pub fn backend_impl(model: &Model, leaves: &[Leaf]) -> TokenStream {
     let to_device = to_device_fn(model, leaves);
     let leave_leaf = leave_leaf_fn(model, leaves);
     quote! {
+        #[automatically_derived]
         #[allow(irrefutable_let_patterns, unused_variables)]
         impl #private::Backend for #backend {
             type Device = #local;
@@ -71,6 +73,7 @@ pub fn backend_impl(model: &Model, leaves: &[Leaf]) -> TokenStream {
             #cat
         }
 
+        #[automatically_derived]
         impl #backend {
             /// The error of a binary op whose operands live on different variants, naming both devices.
             #[cold]

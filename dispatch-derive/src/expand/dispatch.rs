@@ -1,11 +1,9 @@
 //! `impl Dispatch`, the `DeviceOf` impls that decide which ops accept the enum, and the `From` conversions.
 
-use std::collections::HashMap;
-
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
-use crate::model::{Device, Model, Role};
+use crate::model::{Model, Role};
 
 /// `impl Dispatch` for a local enum: it routes to itself.
 pub fn local_dispatch_impl(model: &Model, names: &TokenStream) -> TokenStream {
@@ -13,6 +11,7 @@ pub fn local_dispatch_impl(model: &Model, names: &TokenStream) -> TokenStream {
     let (ident, backend) = (&model.ident, &model.items.backend);
     let base = base_type(model);
     quote! {
+        #[automatically_derived]
         impl #private::Dispatch for #ident {
             type Backend = #backend;
             type Local = #ident;
@@ -31,6 +30,7 @@ pub fn local_dispatch_impl(model: &Model, names: &TokenStream) -> TokenStream {
         }
 
         /// Single-backend ops accept a local device of this backend.
+        #[automatically_derived]
         impl<B: #private::Backend<Device = #ident>> #private::DeviceOf<B> for #ident {
             #[inline]
             fn as_device(&self) -> &#ident { self }
@@ -85,6 +85,7 @@ pub fn routed_dispatch_impl(model: &Model, names: &TokenStream) -> TokenStream {
         quote!(#cfg #local::#variant(device) => #into,)
     });
     quote! {
+        #[automatically_derived]
         impl #private::Dispatch for #ident {
             type Backend = #backend;
             type Local = #local;
@@ -105,6 +106,7 @@ pub fn routed_dispatch_impl(model: &Model, names: &TokenStream) -> TokenStream {
         }
 
         /// A local device is a device of the enum too.
+        #[automatically_derived]
         impl ::core::convert::From<#local> for #ident {
             fn from(device: #local) -> Self {
                 match device { #(#local_arms)* }
@@ -112,6 +114,7 @@ pub fn routed_dispatch_impl(model: &Model, names: &TokenStream) -> TokenStream {
         }
 
         /// Refused by every single-backend op: `RouteFirst` has no impl, and its message says to route first.
+        #[automatically_derived]
         impl<B: #private::Backend<Device = #local>> #private::DeviceOf<B> for #ident
         where
             B: #private::RouteFirst<#ident>,
@@ -133,44 +136,35 @@ fn base_type(model: &Model) -> TokenStream {
     }
 }
 
-/// `From<field>` for every variant whose field type is unique, as far as syntax tells: no other variant spells
-/// the same type or names the same backend (whose device it then holds too), comparing paths by their last
-/// segment so that `Candle` and `backends::Candle` count as one. `#[dispatch(no_from)]` opts a variant out where
-/// aliases hide that two types are one.
+/// `From<field>` for every variant that `valid.rs` let have one: two that would share it are an error there, and a
+/// backend variant whose field is a projection gets none (see `valid::is_projection`). An autodiff or distributed
+/// variant's impl is for the type its role requires, built through the field's role trait, so that a field of the
+/// wrong type is one error at the field (its role's) and not also a conflict with another variant's `From`.
 pub fn from_impls(model: &Model) -> TokenStream {
+    let private = &model.private;
     let ident = &model.ident;
-    let keys = |device: &Device| {
-        let mut keys = vec![format!("field {}", type_key(&device.field))];
-        if let Role::Backend(backend) = &device.role {
-            keys.push(format!("backend {}", type_key(backend)));
-        }
-        keys
-    };
-    let mut counts: HashMap<String, usize> = HashMap::new();
-    for key in model.devices.iter().flat_map(keys) {
-        *counts.entry(key).or_default() += 1;
-    }
-    let unique = |device: &&Device| keys(device).iter().all(|key| counts.get(key) == Some(&1));
-    let impls = model.devices.iter().filter(|device| device.from_impl).filter(unique).map(|device| {
+    let impls = model.devices.iter().filter(|device| device.from_impl).map(|device| {
         let (cfg, variant, field) = (device.cfg(), &device.ident, &device.field);
+        let span = device.field_span();
+        let (source, into_field) = match device.role {
+            Role::Backend(_) => (quote!(#field), quote!(device)),
+            Role::Autodiff => (
+                quote!(#private::AutodiffDevice<#ident>),
+                quote_spanned!(span=> <#field as #private::AutodiffField<#ident>>::from_base(device.into_base())),
+            ),
+            Role::Distributed => (
+                quote!(#private::DistributedDevice<#ident>),
+                quote_spanned!(span=> <#field as #private::DistributedField<#ident>>::from_distributed(device)),
+            ),
+        };
         quote! {
             #cfg
-            impl ::core::convert::From<#field> for #ident {
+            #[automatically_derived]
+            impl ::core::convert::From<#source> for #ident {
                 #[inline]
-                fn from(device: #field) -> Self { #ident::#variant(device) }
+                fn from(device: #source) -> Self { #ident::#variant(#into_field) }
             }
         }
     });
     quote!(#(#impls)*)
-}
-
-/// A type by its last path segment (`backends::Candle` is `Candle`), or as written if it is not a plain path.
-fn type_key(ty: &syn::Type) -> String {
-    match ty {
-        syn::Type::Path(path) if path.qself.is_none() => match path.path.segments.last() {
-            Some(last) => quote!(#last).to_string(),
-            None => quote!(#ty).to_string(),
-        },
-        _ => quote!(#ty).to_string(),
-    }
 }

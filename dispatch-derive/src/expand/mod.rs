@@ -25,19 +25,21 @@ pub fn expand(model: &Model) -> TokenStream {
     quote!(#local_enum #local_items #device_impls)
 }
 
-/// What every device enum gets: `Display`, `FromStr`, `Dispatch` (local or routed) and `From`.
+/// What every device enum gets: `Display`, `FromStr`, `BackendDevice`, `Dispatch` (local or routed) and `From`.
 fn device_impls(model: &Model, dispatch_impl: fn(&Model, &TokenStream) -> TokenStream) -> TokenStream {
     let private = &model.private;
     let named = Named::enum_of(model);
     let names = names::names_array(model, &named);
     let display = names::display_impl(model, &named);
     let from_str = names::from_str_impl(model, &named, quote!(<Self as #private::Dispatch>::names()));
+    let backend_device = names::backend_device_impl(model, &named);
     let dispatch = dispatch_impl(model, &names);
     let from = dispatch::from_impls(model);
     quote! {
         const _: () = {
             #display
             #from_str
+            #backend_device
             #dispatch
             #from
         };
@@ -59,11 +61,13 @@ fn local_items(model: &Model) -> TokenStream {
         let names = names::names_array(model, &named);
         let display = names::display_impl(model, &named);
         let from_str = names::from_str_impl(model, &named, names);
+        let backend_device = names::backend_device_impl(model, &named);
         quote! {
             #base_enum
             const _: () = {
                 #display
                 #from_str
+                #backend_device
             };
         }
     });

@@ -1,10 +1,8 @@
-//! `Display`, `FromStr` and the list of names: a backend variant is its name (`candle`), the autodiff variant its
-//! name and its base's (`autodiff:candle`), a distributed variant its name and its ranks (`cluster:candle,ndarray`).
-//!
-//! Names are per variant, not per device: a backend variant's name does not say which of its backend's devices
-//! it holds (candle on `cuda:1` displays as `candle`), and `FromStr` builds it with its field type's `Default`. So
-//! a name read back gives the same variant, on its default device; only for a variant whose device type has one
-//! value (ndarray's) is that the device it was written from.
+//! `Display`, `FromStr`, the list of names and the devices available: names are per device. A backend variant is
+//! its name alone on its field type's default device (`candle`) and `name:<device>` on any other
+//! (`candle:cuda:1`), the device written by its own `Display`; the autodiff variant is its name and its base's
+//! (`autodiff:candle:cuda:1`); a distributed variant its name and its ranks (`cluster:candle,candle:cuda:1`). So
+//! `Display` then `FromStr` gives back an equal device, for every device.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
@@ -52,6 +50,7 @@ pub fn names_array(model: &Model, named: &Named) -> TokenStream {
     quote!(&[#(#names)*])
 }
 
+/// `Display`: see the module's documentation.
 pub fn display_impl(model: &Model, named: &Named) -> TokenStream {
     let private = &model.private;
     let ident = named.ident;
@@ -59,7 +58,12 @@ pub fn display_impl(model: &Model, named: &Named) -> TokenStream {
         let (cfg, variant, name, field) = (device.cfg(), &device.ident, &device.name, &device.field);
         let span = device.field_span();
         match device.role {
-            Role::Backend(_) => quote!(#cfg #ident::#variant(_) => f.write_str(#name),),
+            Role::Backend(_) => {
+                let write = quote_spanned!(span=> <#field as #private::DeviceNames>::write_name(
+                    device, #name, &<#field as #private::DefaultDevice>::default_device(), f
+                ));
+                quote!(#cfg #ident::#variant(ref device) => #write,)
+            }
             Role::Autodiff => {
                 let prefix = format!("{name}:");
                 let base = quote_spanned!(span=> <#field as #private::AutodiffField<#ident>>::base(device));
@@ -80,6 +84,7 @@ pub fn display_impl(model: &Model, named: &Named) -> TokenStream {
         }
     });
     quote! {
+        #[automatically_derived]
         impl ::core::fmt::Display for #ident {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 match *self { #(#arms)* }
@@ -88,8 +93,9 @@ pub fn display_impl(model: &Model, named: &Named) -> TokenStream {
     }
 }
 
-/// Reads the names `Display` writes; a backend variant's name gives the variant on its field type's default device,
-/// whichever device it was written from.
+/// Reads what `Display` writes: a backend variant's name alone gives its field type's default device, and
+/// `name:<device>` the device its field type reads from `<device>`. An error in the part after a name is the
+/// error of what reads that part (a device type, the base enum, the cluster), which lists its own choices.
 pub fn from_str_impl(model: &Model, named: &Named, names: TokenStream) -> TokenStream {
     let private = &model.private;
     let ident = named.ident;
@@ -99,17 +105,25 @@ pub fn from_str_impl(model: &Model, named: &Named, names: TokenStream) -> TokenS
         let span = device.field_span();
         let body = match device.role {
             Role::Backend(_) => {
+                let prefix = format!("{name}:");
                 let default = quote_spanned!(span=> <#field as #private::DefaultDevice>::default_device());
-                quote!(if input == #name { return #private::Ok(#ident::#variant(#default)); })
+                let parse = quote_spanned!(span=> <#field as #private::DeviceNames>::parse_device(device));
+                quote! {
+                    if input == #name {
+                        return #private::Ok(#ident::#variant(#default));
+                    }
+                    if let #private::Some(device) = input.strip_prefix(#prefix) {
+                        return #parse.map(#ident::#variant);
+                    }
+                }
             }
             Role::Autodiff => {
                 let prefix = format!("{name}:");
                 let from_base = quote_spanned!(span=> <#field as #private::AutodiffField<#ident>>::from_base);
                 quote! {
                     if let #private::Some(base) = input.strip_prefix(#prefix) {
-                        if let #private::Ok(base) = <#base_enum as ::core::str::FromStr>::from_str(base) {
-                            return #private::Ok(#ident::#variant(#from_base(base)));
-                        }
+                        return <#base_enum as ::core::str::FromStr>::from_str(base)
+                            .map(|base| #ident::#variant(#from_base(base)));
                     }
                 }
             }
@@ -129,12 +143,59 @@ pub fn from_str_impl(model: &Model, named: &Named, names: TokenStream) -> TokenS
         quote!(#cfg { #body })
     });
     quote! {
+        #[automatically_derived]
         impl ::core::str::FromStr for #ident {
             type Err = #private::ParseDeviceError;
 
             fn from_str(input: &str) -> #private::Result<Self, #private::ParseDeviceError> {
                 #(#checks)*
                 #private::Err(#private::ParseDeviceError::unknown(input, #names))
+            }
+        }
+    }
+}
+
+/// `BackendDevice`: the devices available here, variant by variant in declaration order. A backend variant lists
+/// its field type's, the autodiff variant one per available base device, a distributed variant none (see
+/// `Dispatch`'s documentation for why).
+pub fn backend_device_impl(model: &Model, named: &Named) -> TokenStream {
+    let private = &model.private;
+    let (ident, base_enum) = (named.ident, &model.items.base);
+    let lists = named.devices.iter().map(|device| {
+        let (cfg, variant, field) = (device.cfg(), &device.ident, &device.field);
+        let span = device.field_span();
+        match device.role {
+            Role::Backend(_) => {
+                let available = quote_spanned!(span=> <#field as #private::DeviceNames>::available_devices());
+                quote! {
+                    #cfg ::core::iter::Extend::extend(
+                        &mut devices,
+                        ::core::iter::IntoIterator::into_iter(#available).map(#ident::#variant),
+                    );
+                }
+            }
+            Role::Autodiff => {
+                let from_base = quote_spanned!(span=> <#field as #private::AutodiffField<#ident>>::from_base);
+                quote! {
+                    #cfg ::core::iter::Extend::extend(
+                        &mut devices,
+                        ::core::iter::IntoIterator::into_iter(<#base_enum as #private::BackendDevice>::available())
+                            .map(|base| #ident::#variant(#from_base(base))),
+                    );
+                }
+            }
+            Role::Distributed => quote!(),
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl #private::BackendDevice for #ident {
+            // `mut` is unused when a cfg compiles every variant out.
+            #[allow(unused_mut)]
+            fn available() -> #private::Vec<Self> {
+                let mut devices = #private::Vec::new();
+                #(#lists)*
+                devices
             }
         }
     }

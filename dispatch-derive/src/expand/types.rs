@@ -129,12 +129,14 @@ fn tensor_enum(
         #vis enum #ident { #(#definitions)* }
 
         #cfg
+        #[automatically_derived]
         impl ::core::clone::Clone for #ident {
             #[inline]
             fn clone(&self) -> Self { #clone }
         }
 
         #cfg
+        #[automatically_derived]
         impl ::core::fmt::Debug for #ident {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 match *self { #(#debugs)* }

@@ -2,16 +2,42 @@
 //! to show that a derived enum takes a backend from outside dispatch-core next to candle and ndarray, and that
 //! `Autodiff` wraps it once it opts into `BaseBackend`.
 
+use std::fmt;
+use std::str::FromStr;
 use std::sync::Arc;
 
-use dispatch_core::{Backend, BaseBackend, DeviceOf, Error, Result, Shape};
+use dispatch_core::device::BackendDevice;
+use dispatch_core::{Backend, BaseBackend, DeviceOf, Error, ParseDeviceError, Result, Shape};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HostBackend;
 
-/// Host memory: the only device of `HostBackend`.
+/// Host memory: the only device of `HostBackend`, written `memory`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HostDevice;
+
+impl fmt::Display for HostDevice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("memory")
+    }
+}
+
+impl FromStr for HostDevice {
+    type Err = ParseDeviceError;
+
+    fn from_str(name: &str) -> Result<Self, ParseDeviceError> {
+        match name {
+            "memory" => Ok(HostDevice),
+            _ => Err(ParseDeviceError::unknown(name, &["memory"])),
+        }
+    }
+}
+
+impl BackendDevice for HostDevice {
+    fn available() -> Vec<Self> {
+        vec![HostDevice]
+    }
+}
 
 impl<B: Backend<Device = HostDevice>> DeviceOf<B> for HostDevice {
     fn as_device(&self) -> &HostDevice {

@@ -1,9 +1,12 @@
+use std::fmt;
+use std::str::FromStr;
 use std::sync::Arc;
 
 use dispatch_core::backends::{NdArray, NdArrayDevice};
-use dispatch_core::{Backend, DeviceOf, Dispatch, HostOp, Result, Shape};
+use dispatch_core::device::BackendDevice;
+use dispatch_core::{Backend, DeviceOf, Dispatch, HostOp, ParseDeviceError, Result, Shape};
 
-/// A third-party backend whose device has no default: `FromStr` cannot build it from a bare name.
+/// A third-party backend whose device has no default: a bare name cannot stand for one of its devices.
 #[derive(Clone, Debug)]
 pub struct Pinned;
 
@@ -13,6 +16,26 @@ pub struct Core(pub u8);
 impl<B: Backend<Device = Core>> DeviceOf<B> for Core {
     fn as_device(&self) -> &Core {
         self
+    }
+}
+
+impl fmt::Display for Core {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "core{}", self.0)
+    }
+}
+
+impl FromStr for Core {
+    type Err = ParseDeviceError;
+    fn from_str(name: &str) -> Result<Self, ParseDeviceError> {
+        let core = name.strip_prefix("core").and_then(|number| number.parse().ok());
+        core.map(Core).ok_or_else(|| ParseDeviceError::unknown(name, &["core<number>"]))
+    }
+}
+
+impl BackendDevice for Core {
+    fn available() -> Vec<Self> {
+        vec![Core(0), Core(1)]
     }
 }
 

@@ -14,7 +14,7 @@ use std::str::FromStr;
 use self::elementwise::{binary, unary};
 pub use self::tensor::NdArrayTensor;
 use crate::backend::{Backend, BaseBackend};
-use crate::device::{DeviceOf, ParseDeviceError};
+use crate::device::{BackendDevice, DeviceOf, ParseDeviceError};
 use crate::error::Result;
 use crate::shape::Shape;
 
@@ -40,6 +40,13 @@ impl FromStr for NdArrayDevice {
             "cpu" => Ok(Self),
             _ => Err(ParseDeviceError::unknown(name, &["cpu"])),
         }
+    }
+}
+
+/// The host CPU is always there.
+impl BackendDevice for NdArrayDevice {
+    fn available() -> Vec<Self> {
+        vec![Self]
     }
 }
 

@@ -1,5 +1,7 @@
 //! Unit tests of the pipeline on token streams: parsing, validation and expansion, each on its own.
 
+mod conversions;
+
 use proc_macro2::{TokenStream, TokenTree};
 use quote::quote;
 use syn::DeriveInput;
@@ -303,4 +305,20 @@ fn a_struct_gets_its_error_and_nothing_else() {
 fn tokens_that_are_not_an_item_are_a_syntax_error() {
     let text = derive::derive(quote!(enum)).to_string();
     assert!(text.contains("compile_error"), "{text}");
+}
+
+#[test]
+fn the_backend_of_an_enum_with_distributed_variants_is_named_after_the_users_enum() -> Outcome {
+    let text = expansion(sample())?.to_string();
+    assert!(text.contains("String :: from (\"device\")"), "{text}");
+    assert!(!text.contains("\"devicelocal\""), "{text}");
+    let text = expansion(quote!(
+        enum r#Gpus {
+            #[backend(Candle)]
+            Cpu(CandleDevice),
+        }
+    ))?
+    .to_string();
+    assert!(text.contains("String :: from (\"gpus\")"), "{text}");
+    Ok(())
 }

@@ -1,0 +1,68 @@
+use std::sync::Arc;
+
+use dispatch_core::backends::{NdArray, NdArrayDevice};
+use dispatch_core::{Backend, DeviceOf, Dispatch, HostOp, Result, Shape};
+
+/// A third-party backend whose device type does not implement `BackendDevice`: neither its backend nor a device
+/// enum can hold it, and both say so.
+#[derive(Clone, Debug)]
+pub struct Pinned;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Core(pub u8);
+
+impl<B: Backend<Device = Core>> DeviceOf<B> for Core {
+    fn as_device(&self) -> &Core {
+        self
+    }
+}
+
+type Nd = <NdArray as Backend>::FloatTensor;
+
+impl Backend for Pinned {
+    type Device = Core;
+    type FloatTensor = Nd;
+    fn name() -> String { "pinned".into() }
+    fn from_vec(data: Vec<f32>, shape: Shape, _: &Core) -> Result<Nd> { NdArray::from_vec(data, shape, &NdArrayDevice) }
+    fn full(shape: Shape, value: f32, _: &Core) -> Result<Nd> { NdArray::full(shape, value, &NdArrayDevice) }
+    fn to_vec(t: &Nd) -> Result<Vec<f32>> { NdArray::to_vec(t) }
+    fn shape(t: &Nd) -> Shape { NdArray::shape(t) }
+    fn device(_: &Nd) -> Core { Core(0) }
+    fn to_device(t: &Nd, _: &Core) -> Result<Nd> { Ok(t.clone()) }
+    fn add(a: &Nd, b: &Nd) -> Result<Nd> { NdArray::add(a, b) }
+    fn sub(a: &Nd, b: &Nd) -> Result<Nd> { NdArray::sub(a, b) }
+    fn mul(a: &Nd, b: &Nd) -> Result<Nd> { NdArray::mul(a, b) }
+    fn div(a: &Nd, b: &Nd) -> Result<Nd> { NdArray::div(a, b) }
+    fn add_scalar(t: &Nd, s: f32) -> Result<Nd> { NdArray::add_scalar(t, s) }
+    fn mul_scalar(t: &Nd, s: f32) -> Result<Nd> { NdArray::mul_scalar(t, s) }
+    fn powf_scalar(t: &Nd, e: f32) -> Result<Nd> { NdArray::powf_scalar(t, e) }
+    fn greater_scalar(t: &Nd, s: f32) -> Result<Nd> { NdArray::greater_scalar(t, s) }
+    fn neg(t: &Nd) -> Result<Nd> { NdArray::neg(t) }
+    fn exp(t: &Nd) -> Result<Nd> { NdArray::exp(t) }
+    fn log(t: &Nd) -> Result<Nd> { NdArray::log(t) }
+    fn relu(t: &Nd) -> Result<Nd> { NdArray::relu(t) }
+    fn sigmoid(t: &Nd) -> Result<Nd> { NdArray::sigmoid(t) }
+    fn tanh(t: &Nd) -> Result<Nd> { NdArray::tanh(t) }
+    fn matmul(a: &Nd, b: &Nd) -> Result<Nd> { NdArray::matmul(a, b) }
+    fn swap_dims(t: &Nd, a: usize, b: usize) -> Result<Nd> { NdArray::swap_dims(t, a, b) }
+    fn reshape(t: &Nd, s: Shape) -> Result<Nd> { NdArray::reshape(t, s) }
+    fn narrow(t: &Nd, a: usize, s: usize, l: usize) -> Result<Nd> { NdArray::narrow(t, a, s, l) }
+    fn cat(t: &[Nd], a: usize) -> Result<Nd> { NdArray::cat(t, a) }
+    fn sum(t: &Nd) -> Result<Nd> { NdArray::sum(t) }
+    fn mean(t: &Nd) -> Result<Nd> { NdArray::mean(t) }
+    fn sum_dim(t: &Nd, a: usize) -> Result<Nd> { NdArray::sum_dim(t, a) }
+    fn mean_dim(t: &Nd, a: usize) -> Result<Nd> { NdArray::mean_dim(t, a) }
+    fn log_softmax(t: &Nd, a: usize) -> Result<Nd> { NdArray::log_softmax(t, a) }
+    fn argmax(t: &Nd, a: usize) -> Result<Nd> { NdArray::argmax(t, a) }
+    fn host_op(t: &Nd, op: Arc<dyn HostOp>) -> Result<Nd> { NdArray::host_op(t, op) }
+}
+
+#[derive(Clone, Debug, PartialEq, Dispatch)]
+pub enum Device {
+    #[backend(NdArray)]
+    NdArray(NdArrayDevice),
+    #[backend(Pinned)]
+    Pinned(Core),
+}
+
+fn main() {}
