@@ -23,7 +23,7 @@ pub trait DeviceOf<B: Backend> {
 
 /// What a backend's device type promises, so that a device enum can write, read back and find its devices.
 ///
-/// Every [`Backend::Device`](crate::Backend::Device) implements it; `#[derive(Dispatch)]` implements it for the
+/// Every [`Backend::Device`] implements it; `#[derive(Dispatch)]` implements it for the
 /// enums it generates and for the user's enum.
 ///
 /// - `Display` writes a device and `FromStr` reads back an equal one: `x.to_string().parse() == Ok(x)` for every

@@ -34,7 +34,7 @@ pub struct VariantOptions {
     /// lowercase by default.
     pub name: Option<SpannedValue<String>>,
     /// No `From<field>` for the enum: for the variants but one that hold one type (which the derive reports when it
-    /// sees it, and cannot see through an alias or a re-export).
+    /// sees it, and cannot see through an alias or a re-export), and for a field whose alias hides a projection.
     pub no_from: Flag,
 }
 

@@ -33,8 +33,9 @@ use proc_macro::TokenStream;
 ///   to get it. Everything else is generated for a projection too.
 ///
 /// Two variants that would get `From` for one type (the same field, or the same backend) are a compile error at
-/// the second, which asks for `no_from` on one of them. Two spellings of one type that the derive cannot tell apart
-/// (an alias, a re-export) need `no_from` on one of them as well.
+/// the second, which asks for `no_from` on one of them. What the derive cannot see through needs `no_from` too,
+/// or rustc reports conflicting `From` impls (E0119): two spellings of one type (an alias, a re-export) on two
+/// variants, and an alias of a projection (`type Dev = <Candle as Backend>::Device;`).
 #[proc_macro_derive(Dispatch, attributes(backend, autodiff, distributed, dispatch))]
 pub fn derive_dispatch(input: TokenStream) -> TokenStream {
     derive::derive(input.into()).into()

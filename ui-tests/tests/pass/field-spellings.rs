@@ -74,6 +74,25 @@ pub enum ThroughModules {
     Cluster(dispatch_core::DistributedDevice<Self>),
 }
 
+/// Types handed over by a macro as `ty` fragments, a projection among them.
+macro_rules! device_enum {
+    ($name:ident, $cpu:ty, $ndarray:ty) => {
+        #[derive(Clone, Debug, PartialEq, Dispatch)]
+        pub enum $name {
+            #[backend(Candle)]
+            Cpu($cpu),
+            #[backend(NdArray)]
+            NdArray($ndarray),
+            #[autodiff]
+            Autodiff(AutodiffDevice<Self>),
+            #[distributed]
+            Cluster(DistributedDevice<Self>),
+        }
+    };
+}
+
+device_enum!(FromMacro, <Candle as Backend>::Device, NdArrayDevice);
+
 /// Two device types whose paths end alike, `cpu::Dev` and `host::Dev`: each gets its `From`.
 mod cpu {
     pub type Dev = dispatch_core::backends::CandleDevice;
@@ -110,6 +129,7 @@ fn main() {
     same_api::<Qualified>();
     same_api::<Aliased>();
     same_api::<ThroughModules>();
+    same_api::<FromMacro>();
 
     assert_eq!(Plain::from(CandleDevice::cpu()), Plain::Cpu(CandleDevice::cpu()));
     assert_eq!(Plain::from(NdArrayDevice), Plain::NdArray(NdArrayDevice));
@@ -118,6 +138,7 @@ fn main() {
     assert_eq!(ThroughModules::from(CandleDevice::cpu()), ThroughModules::Cpu(CandleDevice::cpu()));
     assert_eq!(SameLastSegment::from(CandleDevice::cpu()), SameLastSegment::Cpu(CandleDevice::cpu()));
     assert_eq!(SameLastSegment::from(NdArrayDevice), SameLastSegment::NdArray(NdArrayDevice));
+    assert_eq!(FromMacro::from(NdArrayDevice), FromMacro::NdArray(NdArrayDevice));
     // A projection gets every item but `From`; its local enum converts as every local enum does.
     assert_eq!(Imported::from(ImportedLocal::NdArray(NdArrayDevice)), Imported::NdArray(NdArrayDevice));
     assert_eq!(Qualified::from(QualifiedLocal::Cpu(CandleDevice::cpu())), Qualified::Cpu(CandleDevice::cpu()));
