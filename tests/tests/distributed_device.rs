@@ -6,7 +6,7 @@ use std::time::Duration;
 mod distributed_support;
 
 use dispatch_core::backends::{NdArray, NdArrayDevice};
-use dispatch_core::distributed::{self, Rank, ReduceOp};
+use dispatch_core::distributed::{self, Rank, ReduceOp, mpi};
 use dispatch_core::{AutodiffDevice, Dispatch, DistributedDevice, Error, Result, Route, Tensor};
 use dispatch_tests::assert_close;
 use distributed_support::{Device, DeviceBackend, DeviceBase, DeviceLocal, STEPS, train};
@@ -81,11 +81,21 @@ fn a_cluster_needs_at_least_one_rank() {
     assert!(DistributedDevice::<Device>::in_process(Vec::new()).is_err());
 }
 
-#[cfg(not(feature = "mpi"))]
+/// Gated on what dispatch-core compiled (`mpi::ENABLED`), not on this crate's feature: Cargo unifies features, so
+/// `--features dispatch-core/mpi` builds dispatch-core with MPI while this crate's own `mpi` feature stays off.
 #[test]
 fn an_mpi_cluster_without_the_feature_is_a_parse_error() {
-    let error = "cluster:mpi:ndarray".parse::<Device>().unwrap_err();
-    assert!(error.to_string().contains("without its `mpi` feature"), "{error}");
+    let unknown_device = "cluster:mpi:nope".parse::<Device>().unwrap_err();
+    if mpi::ENABLED {
+        // The device is read before MPI starts, so a bad one is reported without starting MPI in this process.
+        assert_eq!(unknown_device.input(), "nope", "{unknown_device}");
+        assert!(unknown_device.choices().contains(&"ndarray"), "{unknown_device}");
+    } else {
+        for spec in ["cluster:mpi:ndarray", "cluster:mpi", "cluster:mpi:nope"] {
+            let error = spec.parse::<Device>().unwrap_err();
+            assert!(error.to_string().contains("without its `mpi` feature"), "{spec}: {error}");
+        }
+    }
 }
 
 #[test]

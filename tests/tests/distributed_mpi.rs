@@ -2,7 +2,8 @@
 //! process checks its MPI results against the in-process engine on the same data, computed in the same binary,
 //! then drops its last MPI handle and checks that MPI, now finalised, is reported unavailable.
 //!
-//! Skipped, with a note on stderr, when built without the `mpi` feature or not started by `mpirun`; with
+//! Skipped, with a note on stderr, when built without this crate's `mpi` feature (which the checks need to compile;
+//! `--features dispatch-core/mpi` alone gives dispatch-core MPI but not them) or not started by `mpirun`; with
 //! `DISPATCH_REQUIRE_MPI=1` set (as `.ci/mpi` does) a skip is a failure instead.
 
 use std::io::Write;
@@ -19,7 +20,16 @@ fn skip(reason: &str) {
 #[cfg(not(feature = "mpi"))]
 #[test]
 fn mpi_collectives_match_the_in_process_engine() {
-    skip("dispatch-tests was built without its `mpi` feature (cargo test --features mpi, under mpirun)");
+    if dispatch_core::distributed::mpi::ENABLED {
+        skip(
+            "these checks compile only with dispatch-tests' own `mpi` feature, not with dispatch-core's alone \
+             (cargo test -p dispatch-tests --features mpi, under mpirun)",
+        );
+    } else {
+        skip(
+            "dispatch-core was built without its `mpi` feature (cargo test -p dispatch-tests --features mpi, under mpirun)",
+        );
+    }
 }
 
 #[cfg(feature = "mpi")]

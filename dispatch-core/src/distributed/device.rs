@@ -113,9 +113,43 @@ impl<D: Dispatch> DistributedDevice<D> {
     /// error or panics, or that does not join a collective within the timeout, makes every other rank's pending
     /// and later collectives of this run return `Err`; the next run starts afresh.
     ///
-    /// Under MPI, `work` runs once, for this process's rank. MPI cannot tell ranks blocked in a collective that a
-    /// peer failed, so a rank whose work panics, or whose peers do not all finish their work within the timeout
-    /// of its own end, aborts the whole job (`MPI_Abort`, after printing why): the job ends, it never hangs.
+    /// # When a rank fails: in-process
+    ///
+    /// - **Its work returns `Err`**: that is its result. Every other rank's pending and later collectives of this
+    ///   run return [`Error::PeerFailed`] naming the rank and its error, so their work can end too; a rank that
+    ///   makes no further collective keeps its own result. A rank that returns `Ok` while others wait for it in
+    ///   a collective fails them the same way. [`RankResults::into_values`] gives the error that started it.
+    /// - **Its work panics**: the panic is caught; its result is [`Error::RankPanicked`] with the message, and the
+    ///   others fail as for an error. (In a program built with `panic = "abort"`, the process ends instead.)
+    /// - **A collective times out**: a rank that waits longer than [`timeout`](Self::timeout) for the others to
+    ///   join a collective gets [`Error::CollectiveTimeout`] naming the missing ranks, and every other rank's
+    ///   pending and later collectives of the run return [`Error::PeerFailed`].
+    /// - **A rank is stuck in user code** (an endless loop, a deadlock, a blocking read): a thread cannot be
+    ///   stopped from outside. The other ranks get an error from their next collective, after the timeout at the
+    ///   latest, but `run` returns only once every rank's work has returned: a rank that never returns keeps `run`
+    ///   from returning.
+    ///
+    /// The next run starts with a fresh group, whatever happened to this one.
+    ///
+    /// # When a rank fails: MPI
+    ///
+    /// MPI cannot cancel a collective, nor tell a rank blocked in one that a peer has stopped. So:
+    ///
+    /// - **Its work returns `Err`**: the rank then waits, up to the timeout, for every rank to finish its work.
+    ///   If they all do (e.g. every rank got the same error), `run` returns the `Err` on this rank. If they do not
+    ///   (a peer waits for this rank in a collective), this rank prints why and aborts the whole job
+    ///   (`MPI_Abort` with error code 86): every process of the job ends, and no `run` returns.
+    /// - **Its work panics**: the rank prints the panic and aborts the whole job at once, as above. A panic is
+    ///   never an `Err` under MPI.
+    /// - **A collective times out**: collectives themselves have no timeout; a rank waits in one as long as its
+    ///   peers are alive. The timeout applies at the end of the run: a rank whose work has returned waits at most
+    ///   that long for the others to return theirs, then aborts the job as above. A rank left waiting in a
+    ///   collective by a peer that returned, failed or panicked is thereby released, by the end of the job.
+    /// - **A rank is stuck in user code**: its peers wait in their next collective, with no timeout. If some
+    ///   rank's work returns, the job is aborted after the timeout, as above; if every other rank waits in a
+    ///   collective, the job waits until the stuck rank moves on or the launcher ends it (e.g.
+    ///   `mpirun --timeout`, a batch system's time limit).
+    /// - **A process dies** (killed, crashed): `mpirun` ends the job.
     pub fn run<T, F>(&self, work: F) -> RankResults<T>
     where
         F: Fn(Rank<D>) -> Result<T> + Sync,

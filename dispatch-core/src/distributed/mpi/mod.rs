@@ -15,7 +15,12 @@ pub(crate) use run::run_rank;
 #[cfg(feature = "mpi")]
 pub use world::MpiWorld;
 
-/// Whether dispatch-core was built with its `mpi` feature.
+/// Whether dispatch-core was built with its `mpi` feature, i.e. whether the MPI engine (`DistributedDevice::mpi`,
+/// `mpi` cluster specs) is compiled in.
+///
+/// Ask this rather than a feature of your own crate: Cargo unifies features across a build, so dispatch-core may
+/// have MPI because another crate (or `--features dispatch-core/mpi`) asked for it while your feature is off.
+/// Without MPI, a cluster spec of the `mpi` form is a parse error that names the missing feature.
 pub const ENABLED: bool = cfg!(feature = "mpi");
 
 /// Whether this process was started by an MPI launcher (`mpirun`/`mpiexec` of Open MPI, or a PMI launcher such
