@@ -1,6 +1,7 @@
 //! Faults in an in-process group: every rank gets an `Err`, nobody hangs, and the next run is unaffected.
 
 use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use dispatch_core::distributed::{Collective, Communicator, ReduceOp, run_in_process};
@@ -179,6 +180,32 @@ fn a_rank_that_does_not_join_in_time_makes_the_collective_time_out_on_every_rank
     assert!(matches!(error, Error::CollectiveTimeout { rank: 0, missing, .. } if missing == &vec![1]), "{error}");
     let late = results.get(1).unwrap().as_ref().unwrap_err();
     assert!(late.to_string().contains("rank 0 timed out after 50ms waiting for rank(s) [1]"), "{late}");
+}
+
+/// A thread cannot be stopped from outside: the others time out, but `run` waits for the stuck rank to return, and
+/// that rank, making no further collective, keeps its own result.
+#[test]
+fn a_rank_stuck_in_its_own_code_times_the_others_out_and_run_waits_for_it() {
+    let timeout = Duration::from_millis(50);
+    let rank_0_gave_up = Barrier::new(2);
+    let stuck_rank_returned = AtomicBool::new(false);
+    let results = run_in_process(2, timeout, |comm| {
+        if comm.rank() == 0 {
+            let result = sum_of_ranks(&comm);
+            rank_0_gave_up.wait();
+            return result;
+        }
+        rank_0_gave_up.wait();
+        // Still busy well after the others have failed.
+        std::thread::sleep(Duration::from_millis(200));
+        stuck_rank_returned.store(true, Ordering::SeqCst);
+        Ok(-1.0)
+    })
+    .unwrap();
+    assert!(stuck_rank_returned.load(Ordering::SeqCst), "run returned before the stuck rank's work did");
+    let error = results.get(0).unwrap().as_ref().unwrap_err();
+    assert!(matches!(error, Error::CollectiveTimeout { rank: 0, .. }), "{error}");
+    assert_eq!(results.get(1).unwrap().as_ref().ok(), Some(&-1.0));
 }
 
 #[test]
