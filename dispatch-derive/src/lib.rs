@@ -3,6 +3,7 @@
 //! The pipeline lives in modules that do not depend on `proc_macro`, so a bench or test can include them with
 //! `#[path]` and call `derive::derive` on token streams (see `tests/expansion.rs`).
 
+#![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod ast;
