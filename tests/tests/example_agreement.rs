@@ -1,7 +1,7 @@
 //! The check the examples (`train`, `data_parallel`) run on their losses: runs agree within a tolerance, and a loss
 //! that is not a finite number is a failure with a message, never a pass.
 
-#[path = "../../dispatch-core/examples/common/agreement.rs"]
+#[path = "../../examples/common/agreement.rs"]
 mod agreement;
 
 use agreement::{check_agreement, relative_gap};

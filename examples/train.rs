@@ -10,15 +10,12 @@
 //! every batch over two in-process ranks whose gradients are all-reduced. They all start from the same seeded
 //! weights and see the same data, so their losses must agree; the example checks that they do.
 
-#[path = "common/mod.rs"]
-mod common;
-
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use common::agreement::check_agreement;
-use common::{CLASSES, Device, HIDDEN, POINTS_PER_CLASS, Spirals};
 use dispatch_core::{Dispatch, Result, distributed};
+use dispatch_examples::agreement::check_agreement;
+use dispatch_examples::{CLASSES, Device, HIDDEN, POINTS_PER_CLASS, Spirals};
 
 const STEPS: usize = 600;
 /// Backends sum in different orders (and a cluster sums shards before averaging them), so final losses differ by
@@ -87,7 +84,7 @@ fn parse_devices(mut args: impl Iterator<Item = String>) -> Result<Vec<Device>, 
 /// Trains on any device: a local device is a world of one rank, a cluster runs one rank per member.
 fn train(device: &Device, data: &Spirals) -> Result<Outcome> {
     let start = Instant::now();
-    let runs = distributed::run(device, |rank| common::train(&rank, data, STEPS)).into_values()?;
+    let runs = distributed::run(device, |rank| dispatch_examples::train(&rank, data, STEPS)).into_values()?;
     // Every rank ends with the same model, so the first speaks for the group.
     let run = runs.into_iter().next().ok_or_else(|| dispatch_core::Error::invalid("train", "no rank ran"))?;
     let first_loss = run.losses.first().copied().unwrap_or(f32::NAN);

@@ -25,8 +25,14 @@ impl Spirals {
         Self { features, labels, classes }
     }
 
+    /// The number of points.
     pub fn len(&self) -> usize {
         self.labels.len()
+    }
+
+    /// Whether the data set has no points.
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
     }
 
     /// Rows `range` of the data set: features and labels.

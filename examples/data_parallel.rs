@@ -9,18 +9,15 @@
 //! With Open MPI, one process per rank (the same numbers, printed by rank 0):
 //!
 //! ```text
-//! cargo build --release --features mpi --example data_parallel
+//! cargo build --release -p dispatch-examples --features mpi --example data_parallel
 //! mpirun -np 2 target/release/examples/data_parallel
 //! ```
 
-#[path = "common/mod.rs"]
-mod common;
-
 use std::process::ExitCode;
 
-use common::agreement::{check_agreement, relative_gap};
-use common::{CLASSES, Device, POINTS_PER_CLASS, Spirals};
 use dispatch_core::distributed;
+use dispatch_examples::agreement::{check_agreement, relative_gap};
+use dispatch_examples::{CLASSES, Device, POINTS_PER_CLASS, Spirals};
 
 const STEPS: usize = 60;
 /// How far a cluster's loss may drift from the single device's, relative to the loss. Both runs compute the same
@@ -42,7 +39,7 @@ fn cluster() -> Result<Device, String> {
 
 fn run() -> Result<bool, String> {
     let data = Spirals::generate(POINTS_PER_CLASS, CLASSES);
-    let train = |rank: distributed::Rank<Device>| common::train(&rank, &data, STEPS);
+    let train = |rank: distributed::Rank<Device>| dispatch_examples::train(&rank, &data, STEPS);
     let single: Device = "autodiff:ndarray".parse().map_err(|error| format!("{error}"))?;
     let cluster = cluster()?;
     let reference = distributed::run(&single, train).into_values().map_err(|error| error.to_string())?;
