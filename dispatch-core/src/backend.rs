@@ -40,7 +40,9 @@ pub trait Backend: Clone + Debug + Send + Sync + 'static {
     fn full(shape: Shape, value: f32, device: &Self::Device) -> Result<Self::FloatTensor>;
     /// The elements in row-major order.
     fn to_vec(tensor: &Self::FloatTensor) -> Result<Vec<f32>>;
+    /// The tensor's shape.
     fn shape(tensor: &Self::FloatTensor) -> Shape;
+    /// The device the tensor lives on.
     fn device(tensor: &Self::FloatTensor) -> Self::Device;
     /// The same values on another device of this backend.
     fn to_device(tensor: &Self::FloatTensor, device: &Self::Device) -> Result<Self::FloatTensor>;
@@ -66,24 +68,35 @@ pub trait Backend: Clone + Debug + Send + Sync + 'static {
 
     // ---- element-wise, broadcasting with numpy rules (a row vector over a matrix is a bias add) ----------------
 
+    /// Element-wise `lhs + rhs`.
     fn add(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<Self::FloatTensor>;
+    /// Element-wise `lhs - rhs`.
     fn sub(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<Self::FloatTensor>;
+    /// Element-wise `lhs * rhs`.
     fn mul(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<Self::FloatTensor>;
+    /// Element-wise `lhs / rhs`; division by zero gives IEEE infinities.
     fn div(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<Self::FloatTensor>;
 
+    /// `tensor + scalar`, element-wise.
     fn add_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<Self::FloatTensor>;
+    /// `tensor * scalar`, element-wise.
     fn mul_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<Self::FloatTensor>;
     /// `tensor ^ exponent`, element-wise.
     fn powf_scalar(tensor: &Self::FloatTensor, exponent: f32) -> Result<Self::FloatTensor>;
     /// 1.0 where `tensor > threshold`, else 0.0. Not differentiable (its gradient is zero almost everywhere).
     fn greater_scalar(tensor: &Self::FloatTensor, threshold: f32) -> Result<Self::FloatTensor>;
 
+    /// `-tensor`, element-wise.
     fn neg(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor>;
+    /// `e ^ tensor`, element-wise.
     fn exp(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor>;
     /// Natural logarithm.
     fn log(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor>;
+    /// `max(tensor, 0)`, element-wise.
     fn relu(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor>;
+    /// `1 / (1 + e ^ -tensor)`, element-wise.
     fn sigmoid(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor>;
+    /// The hyperbolic tangent, element-wise.
     fn tanh(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor>;
 
     // ---- linear algebra and layout ------------------------------------------------------------------------------
@@ -162,13 +175,17 @@ pub trait AutodiffBackend: Backend {
 /// Values of a tensor in host memory, row-major.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostTensor {
+    /// The elements in row-major order.
     pub data: Vec<f32>,
+    /// The shape the elements fill.
     pub shape: Shape,
 }
 
 /// A differentiable function evaluated on host memory: the extension point collectives use.
 pub trait HostOp: Send + Sync + 'static {
+    /// The op's name, as errors report it (`all_reduce`).
     fn name(&self) -> &'static str;
+    /// Computes the output from the input's values.
     fn forward(&self, input: HostTensor) -> Result<HostTensor>;
     /// The vector-Jacobian product: given the gradient of the output, the gradient of the input.
     fn backward(&self, grad_output: HostTensor) -> Result<HostTensor>;

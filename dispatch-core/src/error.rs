@@ -2,55 +2,112 @@
 
 use crate::shape::Shape;
 
+/// The result of a fallible op: [`Error`] unless another error type is given.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// The source of a [`Error::Backend`]: whatever the underlying library reported.
 pub type BoxedSource = Box<dyn std::error::Error + Send + Sync + 'static>;
 
+/// Why an op failed: what was wrong with the input, the devices, the group of ranks or the backend library.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// Two operands whose shapes do not fit the op.
     #[error("shape mismatch in `{op}`: {lhs} and {rhs}")]
-    ShapeMismatch { op: &'static str, lhs: Shape, rhs: Shape },
+    ShapeMismatch {
+        /// The op that failed, as the user called it (`matmul`).
+        op: &'static str,
+        /// The shape of the first operand.
+        lhs: Shape,
+        /// The shape of the other operand; for `cat`, the first tensor whose shape does not fit.
+        rhs: Shape,
+    },
 
     /// Two operands on different devices, or on different backends of a dispatch enum.
     #[error("`{op}` mixes devices: `{lhs}` and `{rhs}`; move one with `to_device` first")]
-    DeviceMismatch { op: &'static str, lhs: String, rhs: String },
+    DeviceMismatch {
+        /// The op that failed, as the user called it (`add`).
+        op: &'static str,
+        /// The device of the first operand, as displayed (`cpu`, `cuda:0`).
+        lhs: String,
+        /// The device of the other operand, as displayed.
+        rhs: String,
+    },
 
     /// An argument out of its domain: a bad axis, a reshape to another element count, an empty shape, data that
     /// does not fill the shape.
     #[error("invalid argument to `{op}`: {reason}")]
-    InvalidArgument { op: &'static str, reason: String },
+    InvalidArgument {
+        /// The op or constructor that rejected the argument (`reshape`, `DistributedDevice::in_process`).
+        op: &'static str,
+        /// What is wrong, in words (`axis 2 is out of range for a tensor of shape [2, 3]`).
+        reason: String,
+    },
 
     /// A gradient op on a tensor of a device that does not record gradients.
     #[error(
         "`{op}` needs a device that records gradients, but the tensor lives on `{device}`; pick an autodiff device"
     )]
-    NotDifferentiable { op: &'static str, device: String },
+    NotDifferentiable {
+        /// The gradient op called: `require_grad` or `backward`.
+        op: &'static str,
+        /// The device the tensor lives on, as displayed (`cpu`, `host`).
+        device: String,
+    },
 
     /// The ranks of a group called one collective with arguments that do not agree: different shapes (every
     /// tensor is `f32`, so the shape is all that can differ), different collectives, different roots or
     /// reduce ops. Every rank gets this error for that call; the group stays usable.
     #[error("ranks disagree in collective `{op}`: {details}")]
-    CollectiveMismatch { op: &'static str, details: String },
+    CollectiveMismatch {
+        /// The collective this rank called (`all_reduce`).
+        op: &'static str,
+        /// What the ranks disagree on: the call or the shape of each rank.
+        details: String,
+    },
 
     /// A collective could not complete because another rank of the group failed, left, or stopped answering.
     /// Every later collective of the same run fails the same way; the next run starts with a fresh group.
     #[error("collective `{op}` on rank {rank} cannot complete: {reason}")]
-    PeerFailed { op: &'static str, rank: usize, reason: String },
+    PeerFailed {
+        /// The collective that cannot complete (`all_reduce`).
+        op: &'static str,
+        /// The rank that got this error; `reason` says which rank failed.
+        rank: usize,
+        /// Which rank failed and how, e.g. that rank 0 abandoned the collective or its work returned an error.
+        reason: String,
+    },
 
     /// A rank waited longer than the group's timeout for the others to join a collective.
     #[error("collective `{op}` on rank {rank} timed out after {timeout:?} waiting for rank(s) {missing:?}")]
-    CollectiveTimeout { op: &'static str, rank: usize, timeout: std::time::Duration, missing: Vec<usize> },
+    CollectiveTimeout {
+        /// The collective the rank waited in (`all_reduce`).
+        op: &'static str,
+        /// The rank that waited and gave up.
+        rank: usize,
+        /// How long the rank waited: the group's timeout.
+        timeout: std::time::Duration,
+        /// The ranks that had not joined the collective when the wait ended, in rank order.
+        missing: Vec<usize>,
+    },
 
     /// The work of a rank panicked; the panic was caught so the other ranks fail cleanly instead of hanging.
     #[error("rank {rank} panicked: {message}")]
-    RankPanicked { rank: usize, message: String },
+    RankPanicked {
+        /// The rank whose work panicked.
+        rank: usize,
+        /// The panic message, or a note that the panic carried no string.
+        message: String,
+    },
 
     /// The distributed engine could not be set up (e.g. MPI could not be initialised).
     #[error("distributed engine `{engine}` is unavailable: {reason}")]
-    EngineUnavailable { engine: &'static str, reason: String },
+    EngineUnavailable {
+        /// The engine that could not start: `in-process` or `mpi`.
+        engine: &'static str,
+        /// What went wrong while setting it up.
+        reason: String,
+    },
 
     /// A buffer larger than this machine can give: an op's output (or a copy it makes) asks for `bytes` bytes,
     /// more than [`memory::limit`](crate::memory::limit) or more than the allocator would reserve. Shapes like this
@@ -67,26 +124,33 @@ pub enum Error {
     /// The underlying library failed.
     #[error("backend `{backend}` failed in `{op}`")]
     Backend {
+        /// The name of the backend that failed (`ndarray`, `candle`).
         backend: String,
+        /// The op the backend was running (`matmul`).
         op: &'static str,
+        /// The library's own error.
         #[source]
         source: BoxedSource,
     },
 }
 
 impl Error {
+    /// An [`Error::ShapeMismatch`] in `op`, with copies of both shapes.
     pub fn shape_mismatch(op: &'static str, lhs: &Shape, rhs: &Shape) -> Self {
         Self::ShapeMismatch { op, lhs: lhs.clone(), rhs: rhs.clone() }
     }
 
+    /// An [`Error::InvalidArgument`] in `op`, with `reason` saying what is wrong.
     pub fn invalid(op: &'static str, reason: impl Into<String>) -> Self {
         Self::InvalidArgument { op, reason: reason.into() }
     }
 
+    /// An [`Error::DeviceMismatch`] in `op`, naming both devices by their `Display` form.
     pub fn device_mismatch(op: &'static str, lhs: impl ToString, rhs: impl ToString) -> Self {
         Self::DeviceMismatch { op, lhs: lhs.to_string(), rhs: rhs.to_string() }
     }
 
+    /// An [`Error::Backend`]: backend `backend` failed in `op` with the library error `source`.
     pub fn backend(backend: impl Into<String>, op: &'static str, source: impl Into<BoxedSource>) -> Self {
         Self::Backend { backend: backend.into(), op, source: source.into() }
     }

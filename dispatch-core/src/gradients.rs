@@ -10,6 +10,7 @@ use crate::backend::Backend;
 pub struct TensorId(u64);
 
 impl TensorId {
+    /// An identity never given out before in this process.
     pub fn new() -> Self {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         Self(NEXT.fetch_add(1, Ordering::Relaxed))
@@ -28,26 +29,32 @@ pub struct Gradients<B: Backend> {
 }
 
 impl<B: Backend> Gradients<B> {
+    /// No gradients yet.
     pub fn new() -> Self {
         Self { by_id: HashMap::new() }
     }
 
+    /// Records `gradient` as the gradient of the tensor `id`, replacing any earlier one.
     pub fn insert(&mut self, id: TensorId, gradient: B::FloatTensor) {
         self.by_id.insert(id, gradient);
     }
 
+    /// The gradient of the tensor `id`, if the backward pass reached it.
     pub fn get(&self, id: TensorId) -> Option<&B::FloatTensor> {
         self.by_id.get(&id)
     }
 
+    /// Takes the gradient of the tensor `id` out, if there is one.
     pub fn remove(&mut self, id: TensorId) -> Option<B::FloatTensor> {
         self.by_id.remove(&id)
     }
 
+    /// The number of tensors with a gradient.
     pub fn len(&self) -> usize {
         self.by_id.len()
     }
 
+    /// Whether no tensor has a gradient.
     pub fn is_empty(&self) -> bool {
         self.by_id.is_empty()
     }

@@ -4,6 +4,8 @@
 //! op to the variant picked at run time (candle, ndarray, an autodiff decorator over either, your own backend),
 //! with no wildcard arm and no panic, and turns misuse into compile errors at your line.
 
+#![warn(missing_docs)]
+
 #[doc(hidden)]
 #[path = "private/mod.rs"]
 pub mod __private01;

@@ -14,19 +14,28 @@ use crate::tensor::Tensor;
 /// `inputs -> hidden (ReLU) -> outputs` logits.
 #[derive(Clone, Debug)]
 pub struct Mlp<B: Backend> {
+    /// The weights from the inputs to the hidden layer, `[inputs, hidden]`.
     pub w1: Tensor<B>,
+    /// The bias of the hidden layer, `[hidden]`.
     pub b1: Tensor<B>,
+    /// The weights from the hidden layer to the outputs, `[hidden, outputs]`.
     pub w2: Tensor<B>,
+    /// The bias of the outputs, `[outputs]`.
     pub b2: Tensor<B>,
 }
 
 /// One gradient per parameter of an [`Mlp`], with the loss they were computed at.
 #[derive(Clone, Debug)]
 pub struct MlpGradients<B: Backend> {
+    /// The mean cross-entropy of the batch, at the parameters the gradients were taken at.
     pub loss: f32,
+    /// The gradient of [`Mlp::w1`], of the same shape.
     pub w1: Tensor<B>,
+    /// The gradient of [`Mlp::b1`], of the same shape.
     pub b1: Tensor<B>,
+    /// The gradient of [`Mlp::w2`], of the same shape.
     pub w2: Tensor<B>,
+    /// The gradient of [`Mlp::b2`], of the same shape.
     pub b2: Tensor<B>,
 }
 
@@ -71,6 +80,7 @@ impl<B: Backend> Mlp<B> {
         })
     }
 
+    /// The parameters in order (`w1, b1, w2, b2`), the order of [`MlpGradients::tensors`].
     pub fn parameters(&self) -> [&Tensor<B>; 4] {
         [&self.w1, &self.b1, &self.w2, &self.b2]
     }

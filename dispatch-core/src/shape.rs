@@ -15,14 +15,17 @@ impl Shape {
     /// allocation must.
     pub const MAX_ELEMENTS: usize = isize::MAX as usize / std::mem::size_of::<f32>();
 
+    /// A shape of `dims`, outermost first; unchecked, see [`Shape::check_tensor_shape`].
     pub fn new(dims: impl Into<Vec<usize>>) -> Self {
         Self { dims: dims.into() }
     }
 
+    /// The length of each dimension, outermost first.
     pub fn dims(&self) -> &[usize] {
         &self.dims
     }
 
+    /// The number of dimensions (unrelated to the rank of a distributed group).
     pub fn rank(&self) -> usize {
         self.dims.len()
     }

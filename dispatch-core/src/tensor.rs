@@ -31,14 +31,17 @@ impl<B: Backend> fmt::Debug for Tensor<B> {
 }
 
 impl<B: Backend> Tensor<B> {
+    /// Wraps a backend's own tensor.
     pub fn from_primitive(primitive: B::FloatTensor) -> Self {
         Self { primitive }
     }
 
+    /// The backend's own tensor.
     pub fn primitive(&self) -> &B::FloatTensor {
         &self.primitive
     }
 
+    /// Unwraps the backend's own tensor.
     pub fn into_primitive(self) -> B::FloatTensor {
         self.primitive
     }
@@ -54,14 +57,17 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::from_vec(data, shape.into(), device.as_device()))
     }
 
+    /// A tensor of the given shape with every element equal to `value`.
     pub fn full(shape: impl Into<Shape>, value: f32, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
         Self::wrap(B::full(shape.into(), value, device.as_device()))
     }
 
+    /// A tensor of the given shape filled with 0.0.
     pub fn zeros(shape: impl Into<Shape>, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
         Self::full(shape, 0.0, device)
     }
 
+    /// A tensor of the given shape filled with 1.0.
     pub fn ones(shape: impl Into<Shape>, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
         Self::full(shape, 1.0, device)
     }
@@ -90,14 +96,17 @@ impl<B: Backend> Tensor<B> {
 
     // ---- inspection ---------------------------------------------------------------------------------------------
 
+    /// The tensor's shape.
     pub fn shape(&self) -> Shape {
         B::shape(&self.primitive)
     }
 
+    /// The size of each dimension.
     pub fn dims(&self) -> Vec<usize> {
         self.shape().dims().to_vec()
     }
 
+    /// The device the tensor lives on.
     pub fn device(&self) -> B::Device {
         B::device(&self.primitive)
     }
@@ -118,6 +127,7 @@ impl<B: Backend> Tensor<B> {
         }
     }
 
+    /// The same values on another device of `B`; under autodiff the gradient flows back to this tensor.
     pub fn to_device(&self, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
         Self::wrap(B::to_device(&self.primitive, device.as_device()))
     }
@@ -129,30 +139,37 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::add(&self.primitive, &other.primitive))
     }
 
+    /// Element-wise `self - other`, broadcasting as [`Tensor::add`] does.
     pub fn sub(&self, other: &Self) -> Result<Self> {
         Self::wrap(B::sub(&self.primitive, &other.primitive))
     }
 
+    /// Element-wise `self * other`, broadcasting as [`Tensor::add`] does.
     pub fn mul(&self, other: &Self) -> Result<Self> {
         Self::wrap(B::mul(&self.primitive, &other.primitive))
     }
 
+    /// Element-wise `self / other`, broadcasting as [`Tensor::add`] does; division by zero gives IEEE infinities.
     pub fn div(&self, other: &Self) -> Result<Self> {
         Self::wrap(B::div(&self.primitive, &other.primitive))
     }
 
+    /// `self + scalar`, element-wise.
     pub fn add_scalar(&self, scalar: f32) -> Result<Self> {
         Self::wrap(B::add_scalar(&self.primitive, scalar))
     }
 
+    /// `self - scalar`, element-wise.
     pub fn sub_scalar(&self, scalar: f32) -> Result<Self> {
         self.add_scalar(-scalar)
     }
 
+    /// `self * scalar`, element-wise.
     pub fn mul_scalar(&self, scalar: f32) -> Result<Self> {
         Self::wrap(B::mul_scalar(&self.primitive, scalar))
     }
 
+    /// `self / scalar`, element-wise; a zero divisor is an `Err` (almost always a bug).
     pub fn div_scalar(&self, scalar: f32) -> Result<Self> {
         if scalar == 0.0 {
             return Err(Error::invalid("div_scalar", "division by zero"));
@@ -165,14 +182,17 @@ impl<B: Backend> Tensor<B> {
         self.div(&Self::full([1], scalar, &self.device())?)
     }
 
+    /// `self ^ exponent`, element-wise.
     pub fn powf_scalar(&self, exponent: f32) -> Result<Self> {
         Self::wrap(B::powf_scalar(&self.primitive, exponent))
     }
 
+    /// `self * self`, element-wise.
     pub fn square(&self) -> Result<Self> {
         self.mul(self)
     }
 
+    /// The square root, element-wise.
     pub fn sqrt(&self) -> Result<Self> {
         self.powf_scalar(0.5)
     }
@@ -182,32 +202,39 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::greater_scalar(&self.primitive, threshold))
     }
 
+    /// `-self`, element-wise.
     pub fn neg(&self) -> Result<Self> {
         Self::wrap(B::neg(&self.primitive))
     }
 
+    /// `e ^ self`, element-wise.
     pub fn exp(&self) -> Result<Self> {
         Self::wrap(B::exp(&self.primitive))
     }
 
+    /// The natural logarithm, element-wise.
     pub fn log(&self) -> Result<Self> {
         Self::wrap(B::log(&self.primitive))
     }
 
+    /// `max(self, 0)`, element-wise.
     pub fn relu(&self) -> Result<Self> {
         Self::wrap(B::relu(&self.primitive))
     }
 
+    /// `1 / (1 + e ^ -self)`, element-wise.
     pub fn sigmoid(&self) -> Result<Self> {
         Self::wrap(B::sigmoid(&self.primitive))
     }
 
+    /// The hyperbolic tangent, element-wise.
     pub fn tanh(&self) -> Result<Self> {
         Self::wrap(B::tanh(&self.primitive))
     }
 
     // ---- linear algebra and layout ------------------------------------------------------------------------------
 
+    /// The matrix product of two 2-D tensors, or of two 3-D batches with equal batch size.
     pub fn matmul(&self, other: &Self) -> Result<Self> {
         Self::wrap(B::matmul(&self.primitive, &other.primitive))
     }
@@ -224,18 +251,22 @@ impl<B: Backend> Tensor<B> {
         self.swap_dims(rank - 2, rank - 1)
     }
 
+    /// Swaps two dimensions (a transpose when they are the last two).
     pub fn swap_dims(&self, dim0: usize, dim1: usize) -> Result<Self> {
         Self::wrap(B::swap_dims(&self.primitive, dim0, dim1))
     }
 
+    /// The same elements, in row-major order, under another shape with the same element count.
     pub fn reshape(&self, shape: impl Into<Shape>) -> Result<Self> {
         Self::wrap(B::reshape(&self.primitive, shape.into()))
     }
 
+    /// `len` entries of `axis` starting at `start`.
     pub fn narrow(&self, axis: usize, start: usize, len: usize) -> Result<Self> {
         Self::wrap(B::narrow(&self.primitive, axis, start, len))
     }
 
+    /// Concatenation along `axis`; every other dimension must agree, and every tensor must be on one device.
     pub fn cat(tensors: &[Self], axis: usize) -> Result<Self> {
         let primitives: Vec<_> = tensors.iter().map(|tensor| tensor.primitive.clone()).collect();
         Self::wrap(B::cat(&primitives, axis))
@@ -263,10 +294,12 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::mean_dim(&self.primitive, axis))
     }
 
+    /// `self - log(sum(exp(self)))` along `axis`, computed stably.
     pub fn log_softmax(&self, axis: usize) -> Result<Self> {
         Self::wrap(B::log_softmax(&self.primitive, axis))
     }
 
+    /// `exp(self) / sum(exp(self))` along `axis`, computed stably.
     pub fn softmax(&self, axis: usize) -> Result<Self> {
         self.log_softmax(axis)?.exp()
     }
@@ -294,6 +327,7 @@ impl<B: AutodiffBackend> Tensor<B> {
         Self::wrap(B::detach(&self.primitive))
     }
 
+    /// The identity under which `backward` reports this tensor's gradient; `None` if it records no graph.
     pub fn id(&self) -> Option<TensorId> {
         B::tensor_id(&self.primitive)
     }

@@ -37,7 +37,10 @@ pub enum Collective {
     /// Every rank gets the reduction of every rank's tensor.
     AllReduce(ReduceOp),
     /// Every rank gets the tensor of rank `root`.
-    Broadcast { root: usize },
+    Broadcast {
+        /// The rank whose tensor is sent, below the number of ranks.
+        root: usize,
+    },
     /// Every rank gets the ranks' tensors concatenated along axis 0, in rank order.
     AllGather,
     /// The reduction of every rank's tensor, split along axis 0 into one equal part per rank; rank `r` gets
@@ -48,6 +51,7 @@ pub enum Collective {
 }
 
 impl Collective {
+    /// The collective's name without its arguments, as errors name the op (`all_reduce`).
     pub fn name(&self) -> &'static str {
         match self {
             Self::AllReduce(_) => "all_reduce",

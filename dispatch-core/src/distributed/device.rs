@@ -77,10 +77,12 @@ impl<D: Dispatch> DistributedDevice<D> {
         Self { group: Arc::new(GroupSpec { engine, timeout }) }
     }
 
+    /// How long ranks wait for each other; [`DEFAULT_TIMEOUT`] unless set with [`DistributedDevice::with_timeout`].
     pub fn timeout(&self) -> Duration {
         self.group.timeout
     }
 
+    /// The number of ranks in the group, counting those of other processes under MPI.
     pub fn world_size(&self) -> usize {
         match &self.group.engine {
             EngineSpec::InProcess { ranks } => ranks.len(),
@@ -109,9 +111,10 @@ impl<D: Dispatch> DistributedDevice<D> {
 
     /// Runs `work` once per rank (SPMD) and returns the result of every rank that ran in this process.
     ///
-    /// In-process, each rank is a thread and the group lives for this run only. A rank whose work returns an
-    /// error or panics, or that does not join a collective within the timeout, makes every other rank's pending
-    /// and later collectives of this run return `Err`; the next run starts afresh.
+    /// In-process, each rank is a thread of this process, and the group lives for this run only. Under MPI,
+    /// `work` runs once, for this process's rank. On both engines, ranks that call one collective with arguments
+    /// that do not agree (shapes, collectives, roots, reduce ops) all get [`Error::CollectiveMismatch`] for that
+    /// call, and the group stays usable.
     ///
     /// # When a rank fails: in-process
     ///
@@ -181,6 +184,7 @@ impl<D: Dispatch> DistributedDevice<D> {
 /// What a `#[distributed]` variant holds, as the enum `D` sees it: a [`DistributedDevice<D>`], or `Infallible`
 /// for an enum without such a variant. Lets [`crate::distributed::run`] take any derived device.
 pub trait DistributedOf<D: Dispatch> {
+    /// The distributed device the variant holds.
     fn as_distributed(&self) -> &DistributedDevice<D>;
 }
 

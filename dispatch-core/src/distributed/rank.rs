@@ -26,6 +26,7 @@ impl<D: Dispatch> Rank<D> {
         self.communicator.rank()
     }
 
+    /// The number of ranks in the group, in every process.
     pub fn world_size(&self) -> usize {
         self.communicator.world_size()
     }

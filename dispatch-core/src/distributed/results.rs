@@ -31,6 +31,7 @@ impl<T> RankResults<T> {
         self.results.len()
     }
 
+    /// Whether no rank ran in this process.
     pub fn is_empty(&self) -> bool {
         self.results.is_empty()
     }

@@ -26,6 +26,7 @@ impl<B: BaseBackend> AutodiffTensor<B> {
         &self.primitive
     }
 
+    /// `B`'s tensor, with the same values; the graph node, if any, is dropped.
     pub fn into_primitive(self) -> Inner<B> {
         self.primitive
     }

@@ -58,6 +58,7 @@ impl NdArrayTensor {
         &self.array
     }
 
+    /// The dimensions of the array, outermost first.
     pub fn shape(&self) -> Shape {
         Shape::new(self.array.shape())
     }
