@@ -26,15 +26,6 @@ fn derive_failed(op: &'static str) -> Error {
     Error::invalid(op, "the device enum's `#[derive(Dispatch)]` failed")
 }
 
-macro_rules! no_tensor_ops {
-    ($($op:ident($($arg:ident: $ty:ty),*);)*) => {
-        $(fn $op(tensor: &Infallible $(, $arg: $ty)*) -> Result<Infallible> {
-            $(let _ = $arg;)*
-            match *tensor {}
-        })*
-    };
-}
-
 impl<D> Backend for FallbackBackend<D>
 where
     D: DeviceOf<Self> + BackendDevice,
@@ -46,73 +37,35 @@ where
         String::from("fallback")
     }
 
-    fn from_vec(_: Vec<f32>, _: Shape, _: &D) -> Result<Infallible> {
-        Err(derive_failed("from_vec"))
-    }
+    crate::__backend_ops! { __fallback_backend_methods {} }
+}
 
-    fn full(_: Shape, _: f32, _: &D) -> Result<Infallible> {
-        Err(derive_failed("full"))
-    }
+/// The callback that gives the fallback backend every op: a tensor operand cannot exist, and an op without one
+/// returns the derive's error.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __fallback_backend_methods {
+    ({} $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?;)*) => {
+        $($crate::__fallback_backend_method! { fn $op($($param: $kind),*) -> $output })*
+    };
+}
 
-    fn to_vec(tensor: &Infallible) -> Result<Vec<f32>> {
-        match *tensor {}
-    }
-
-    fn shape(tensor: &Infallible) -> Shape {
-        match *tensor {}
-    }
-
-    fn device(tensor: &Infallible) -> D {
-        match *tensor {}
-    }
-
-    fn to_device(tensor: &Infallible, _: &D) -> Result<Infallible> {
-        match *tensor {}
-    }
-
-    fn add(lhs: &Infallible, _: &Infallible) -> Result<Infallible> {
-        match *lhs {}
-    }
-
-    fn sub(lhs: &Infallible, _: &Infallible) -> Result<Infallible> {
-        match *lhs {}
-    }
-
-    fn mul(lhs: &Infallible, _: &Infallible) -> Result<Infallible> {
-        match *lhs {}
-    }
-
-    fn div(lhs: &Infallible, _: &Infallible) -> Result<Infallible> {
-        match *lhs {}
-    }
-
-    fn matmul(lhs: &Infallible, _: &Infallible) -> Result<Infallible> {
-        match *lhs {}
-    }
-
-    fn cat(_: &[Infallible], _: usize) -> Result<Infallible> {
-        Err(derive_failed("cat"))
-    }
-
-    no_tensor_ops! {
-        add_scalar(scalar: f32);
-        mul_scalar(scalar: f32);
-        powf_scalar(exponent: f32);
-        greater_scalar(threshold: f32);
-        neg();
-        exp();
-        log();
-        relu();
-        sigmoid();
-        tanh();
-        swap_dims(dim0: usize, dim1: usize);
-        reshape(shape: Shape);
-        narrow(axis: usize, start: usize, len: usize);
-        sum();
-        mean();
-        sum_dim(axis: usize);
-        mean_dim(axis: usize);
-        log_softmax(axis: usize);
-        argmax(axis: usize);
-    }
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __fallback_backend_method {
+    (fn $op:ident($tensor:ident: Float $(, $param:ident: $kind:tt)*) -> $output:tt) => {
+        fn $op(
+            $tensor: $crate::__op_param_type!([Self::FloatTensor, &[Self::FloatTensor], Self::Device, $crate::Result<Self::FloatTensor>] Float),
+            $($param: $crate::__op_param_type!([Self::FloatTensor, &[Self::FloatTensor], Self::Device, $crate::Result<Self::FloatTensor>] $kind)),*
+        ) -> $crate::__op_output_type!([Self::FloatTensor, &[Self::FloatTensor], Self::Device, $crate::Result<Self::FloatTensor>] $output) {
+            $(let _ = $param;)*
+            match *$tensor {}
+        }
+    };
+    (fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt) => {
+        fn $op($($param: $crate::__op_param_type!([Self::FloatTensor, &[Self::FloatTensor], Self::Device, $crate::Result<Self::FloatTensor>] $kind)),*) -> $crate::__op_output_type!([Self::FloatTensor, &[Self::FloatTensor], Self::Device, $crate::Result<Self::FloatTensor>] $output) {
+            $(let _ = $param;)*
+            Err(derive_failed(stringify!($op)))
+        }
+    };
 }

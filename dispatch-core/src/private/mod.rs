@@ -6,7 +6,6 @@
 //! mistake is one error at the user's line rather than a type mismatch inside generated code.
 
 use std::fmt::{self, Display};
-use std::sync::Arc;
 
 pub use core::convert::Infallible;
 pub use core::option::Option::{self, None, Some};
@@ -21,9 +20,6 @@ pub use crate::distributed::DistributedDevice;
 pub use crate::error::{Error, Result};
 pub use crate::gradients::{Gradients, TensorId};
 pub use crate::shape::Shape;
-
-/// The op of `Backend::host_op`, named without `dyn` so that the expansion contains none.
-pub type HostOpRef = Arc<dyn HostOp>;
 
 /// The error of `to_device` moving a tensor that records an autodiff graph from `from` to `to`, a device of another
 /// backend: through host memory its values would arrive untracked and its gradient would be lost.
@@ -50,9 +46,9 @@ pub trait RouteFirst<D>: Backend {
 
 /// The field of a `#[backend(B)]` variant: `D`, `B`'s device.
 ///
-/// The expansion names `D` as `<B as Leaf>::Device`, spanned at the backend path, while this bound is spanned at
-/// the field: a `B` that is no backend is then reported at its path, with every other use of it, and not once
-/// more at the field, as a `B: Leaf` bound here would be.
+/// The expansion names `D` as `<B as BackendPath>::Device`, spanned at the backend path, while this bound is spanned
+/// at the field: a `B` that is no backend is then reported at its path, with every other use of it, and not once
+/// more at the field, as a `B: BackendPath` bound here would be.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not the device of backend `{B}`",
     label = "a `#[backend({B})]` variant holds `{D}`, the device of `{B}`",
@@ -195,8 +191,12 @@ impl<T: BackendDevice> DeviceNames for T {
     }
 }
 
+pub mod derived;
 mod fallback;
-mod leaf;
+mod path;
+mod route;
 
+pub use crate::{__derived_autodiff_backend, __derived_backend};
 pub use fallback::FallbackBackend;
-pub use leaf::{AutodiffLeaf, Leaf};
+pub use path::{AutodiffPath, BackendPath};
+pub use route::{Arm, GradientsOf, NoGradients, RecordsGradients, Routes, Visit, VisitDevice, VisitFloat, visits};

@@ -1,10 +1,9 @@
 //! Code generation from a valid model. An enum without `#[distributed]` variants gets the full treatment itself;
 //! an enum with them gets a local enum of its other variants, which gets the full treatment, and routing.
 
-mod autodiff;
+mod arms;
 mod backend;
 mod dispatch;
-mod leaves;
 mod names;
 mod types;
 
@@ -49,11 +48,11 @@ fn device_impls(model: &Model, dispatch_impl: fn(&Model, &TokenStream) -> TokenS
 /// Everything a local enum (one without `#[distributed]` variants) gets: the backend, the tensor enums, the base
 /// enum, and the impls.
 fn local_items(model: &Model) -> TokenStream {
-    let leaves = leaves::leaves(model);
+    let arms = arms::arms(model);
     let backend_struct = types::backend_struct(model);
-    let tensor_enums = types::tensor_enums(model, &leaves);
-    let backend_impl = backend::backend_impl(model, &leaves);
-    let autodiff_impl = autodiff::autodiff_backend_impl(model, &leaves);
+    let tensor_enums = types::tensor_enums(model, &arms);
+    let routes = arms::routes(model, &arms);
+    let backend_impl = backend::backend_impl(model);
     let device_impls = device_impls(model, dispatch::local_dispatch_impl);
     let base = model.autodiff().map(|_| {
         let base_enum = types::base_enum(model);
@@ -76,8 +75,8 @@ fn local_items(model: &Model) -> TokenStream {
         #tensor_enums
         #base
         const _: () = {
+            #routes
             #backend_impl
-            #autodiff_impl
         };
         #device_impls
     }

@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::expand::leaves::{Leaf, match_tensor};
+use crate::expand::arms::{Arm, match_tensor};
 use crate::model::{Model, Role};
 
 /// The enum of every non-distributed variant, for an enum with `#[distributed]` variants.
@@ -37,43 +37,43 @@ pub fn base_enum(model: &Model) -> TokenStream {
 }
 
 /// The tensor enum, one variant per local variant, and the autodiff tensor enum, one variant per base backend.
-pub fn tensor_enums(model: &Model, leaves: &[Leaf]) -> TokenStream {
+pub fn tensor_enums(model: &Model, arms: &[Arm]) -> TokenStream {
     let (tensor, autodiff_tensor) = (&model.items.tensor, &model.items.autodiff_tensor);
     let variants: Vec<TensorVariant> = model
         .devices
         .iter()
         .filter_map(|device| {
-            let leaf = match &device.role {
+            let arm = match &device.role {
                 Role::Backend(_) => {
-                    Some(leaves.iter().find(|leaf| leaf.base.is_none() && leaf.device.ident == device.ident)?)
+                    Some(arms.iter().find(|arm| arm.base.is_none() && arm.device.ident == device.ident)?)
                 }
                 Role::Autodiff => None,
                 Role::Distributed => return None,
             };
-            Some(TensorVariant { cfg: device.cfg(), ident: &device.ident, leaf })
+            Some(TensorVariant { cfg: device.cfg(), ident: &device.ident, arm })
         })
         .collect();
     let doc = format!("A tensor of `{}`, on one of the variants of `{}`.", model.items.backend, model.ident);
-    // One arm per leaf, down into the autodiff tensor enum: cloning that enum by value here, at the call site,
+    // One match arm per backend arm, down into the autodiff tensor enum: cloning that enum by value here, at the call site,
     // would report an `Autodiff<..>` backend path (through an alias) once more, there.
-    let clone = match_tensor(model, leaves, quote!(self), quote!(tensor), |leaf| {
-        leaf.tensor(model, leaf.call("clone_tensor", quote!(tensor)))
+    let clone = match_tensor(model, arms, quote!(self), quote!(tensor), |arm| {
+        arm.tensor(model, arm.call("clone_tensor", quote!(tensor)))
     });
     let mut tokens = tensor_enum(model, tensor, &doc, quote!(), &variants, clone);
     if let Some(autodiff) = model.autodiff() {
-        let variants: Vec<TensorVariant> = leaves
+        let variants: Vec<TensorVariant> = arms
             .iter()
-            .filter_map(|leaf| {
-                let base = leaf.base?;
-                Some(TensorVariant { cfg: base.cfg(), ident: &base.ident, leaf: Some(leaf) })
+            .filter_map(|arm| {
+                let base = arm.base?;
+                Some(TensorVariant { cfg: base.cfg(), ident: &base.ident, arm: Some(arm) })
             })
             .collect();
-        let clones = leaves.iter().filter_map(|leaf| {
-            let base = leaf.base?;
-            let (cfg, variant, clone) = (base.cfg(), &base.ident, leaf.call("clone_tensor", quote!(tensor)));
-            let arm =
-                leaf.located(quote!(#autodiff_tensor::#variant(ref tensor) => #autodiff_tensor::#variant(#clone),));
-            Some(quote!(#cfg #arm))
+        let clones = arms.iter().filter_map(|arm| {
+            let base = arm.base?;
+            let (cfg, variant, clone) = (base.cfg(), &base.ident, arm.call("clone_tensor", quote!(tensor)));
+            let clone_arm =
+                arm.located(quote!(#autodiff_tensor::#variant(ref tensor) => #autodiff_tensor::#variant(#clone),));
+            Some(quote!(#cfg #clone_arm))
         });
         let clone = quote!(match *self { #(#clones)* });
         let doc = format!("A tensor of the `{}` variant: `Autodiff` over one of the base backends.", autodiff.ident);
@@ -85,12 +85,12 @@ pub fn tensor_enums(model: &Model, leaves: &[Leaf]) -> TokenStream {
 struct TensorVariant<'a> {
     cfg: TokenStream,
     ident: &'a syn::Ident,
-    /// The leaf whose tensor the variant holds; `None` for the autodiff variant, which holds the autodiff tensor enum.
-    leaf: Option<&'a Leaf<'a>>,
+    /// The arm whose tensor the variant holds; `None` for the autodiff variant, which holds the autodiff tensor enum.
+    arm: Option<&'a Arm<'a>>,
 }
 
-/// A tensor enum with `Clone` (whose body is `clone`) and `Debug` written out, through the leaf's own
-/// `clone_tensor` and `debug_tensor`: derived ones, or `Clone::clone` of the leaf's tensor type, would each report a
+/// A tensor enum with `Clone` (whose body is `clone`) and `Debug` written out, through the arm's own
+/// `clone_tensor` and `debug_tensor`: derived ones, or `Clone::clone` of the arm's tensor type, would each report a
 /// backend path that is not a backend once more (for `Autodiff<Autodiff<..>>`, as a missing `Clone` of its tensor).
 fn tensor_enum(
     model: &Model,
@@ -101,27 +101,27 @@ fn tensor_enum(
     clone: TokenStream,
 ) -> TokenStream {
     let (vis, autodiff_tensor) = (&model.vis, &model.items.autodiff_tensor);
-    let definitions = variants.iter().map(|TensorVariant { cfg, ident, leaf }| {
-        let field = match leaf {
-            Some(leaf) => leaf.item("Tensor"),
+    let definitions = variants.iter().map(|TensorVariant { cfg, ident, arm }| {
+        let field = match arm {
+            Some(arm) => arm.item("Tensor"),
             None => quote!(#autodiff_tensor),
         };
         quote!(#cfg #ident(#field),)
     });
-    let debugs = variants.iter().map(|TensorVariant { cfg, ident: variant, leaf }| {
+    let debugs = variants.iter().map(|TensorVariant { cfg, ident: variant, arm }| {
         let name = variant.to_string();
-        let arm = |field: TokenStream| {
+        let debug_arm = |field: TokenStream| {
             quote!(#ident::#variant(ref tensor) => {
                 let mut tuple = f.debug_tuple(#name);
                 ::core::fmt::DebugTuple::field(&mut tuple, #field);
                 tuple.finish()
             })
         };
-        let arm = match leaf {
-            Some(leaf) => leaf.located(arm(leaf.call("debug_tensor", quote!(tensor)))),
-            None => arm(quote!(tensor)),
+        let debug = match arm {
+            Some(arm) => arm.located(debug_arm(arm.call("debug_tensor", quote!(tensor)))),
+            None => debug_arm(quote!(tensor)),
         };
-        quote!(#cfg #arm)
+        quote!(#cfg #debug)
     });
     quote! {
         #[doc = #doc]

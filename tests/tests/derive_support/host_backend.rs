@@ -6,8 +6,9 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
+use dispatch_core::backend::defaults;
 use dispatch_core::device::BackendDevice;
-use dispatch_core::{Backend, BaseBackend, DeviceOf, Error, ParseDeviceError, Result, Shape};
+use dispatch_core::{Backend, BaseBackend, DeviceOf, Error, HostOp, ParseDeviceError, Result, Shape};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HostBackend;
@@ -315,6 +316,37 @@ impl Backend for HostBackend {
             vec![best as f32]
         })
     }
+
+    // The ops with a default body, overridden to record that they were reached: a dispatching backend must call
+    // them, not fall back on the default itself (`tests/derive_op_table.rs`). Each computes what the default does.
+
+    fn random_uniform(shape: Shape, low: f32, high: f32, seed: u64, device: &HostDevice) -> Result<VecTensor> {
+        record_override("random_uniform");
+        defaults::random_uniform::<Self>(shape, low, high, seed, device)
+    }
+
+    fn random_normal(shape: Shape, mean: f32, std: f32, seed: u64, device: &HostDevice) -> Result<VecTensor> {
+        record_override("random_normal");
+        defaults::random_normal::<Self>(shape, mean, std, seed, device)
+    }
+
+    fn host_op(tensor: &VecTensor, op: Arc<dyn HostOp>) -> Result<VecTensor> {
+        record_override("host_op");
+        defaults::host_op::<Self>(tensor, op)
+    }
+}
+
+thread_local! {
+    static OVERRIDES_REACHED: std::cell::RefCell<Vec<&'static str>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn record_override(op: &'static str) {
+    OVERRIDES_REACHED.with(|reached| reached.borrow_mut().push(op));
+}
+
+/// The overridden default ops this thread reached on `HostBackend`, in order; clears the record.
+pub fn take_overrides_reached() -> Vec<&'static str> {
+    OVERRIDES_REACHED.with(|reached| std::mem::take(&mut *reached.borrow_mut()))
 }
 
 /// Opting in: `Autodiff<HostBackend>` records gradients on top of it.

@@ -1,0 +1,358 @@
+//! How a derived enum's backend sends each op to the backend of one variant.
+//!
+//! The derive knows no op. For each concrete backend behind the enum (an *arm*: a `#[backend(P)]` variant's `P`, or
+//! `Autodiff<P>` for each base `P` of an `#[autodiff]` variant) it implements [`Arm`], which says how that backend's
+//! tensors and devices sit in the enum's; and it implements [`Routes`], one exhaustive `match` per kind of operand
+//! that picks the arm. Every op is then the same generic code, expanded here from the op list: a [`Visit`] per op
+//! that takes its operands out of the enum's types through the arm, calls the arm's backend and puts the result
+//! back. The arms are types, so each call is monomorphised to the concrete backend and inlined.
+
+use std::marker::PhantomData;
+
+use super::*;
+
+/// One concrete backend behind a derived enum's backend `B`, and how its tensors and devices sit in `B`'s.
+pub trait Arm<B: Backend> {
+    /// The concrete backend.
+    type Backend: Backend;
+    /// [`RecordsGradients`] for the arms of an `#[autodiff]` variant, else [`NoGradients`].
+    type Gradients: GradientsOf<Self::Backend>;
+
+    /// The arm's own tensor, if `tensor` lives on this arm.
+    fn float(tensor: &B::FloatTensor) -> Option<&<Self::Backend as Backend>::FloatTensor>;
+    /// The arm's tensor as one of `B`.
+    fn wrap_float(tensor: <Self::Backend as Backend>::FloatTensor) -> B::FloatTensor;
+    /// The arm's own device, if `device` is one of this arm's.
+    fn device(device: &B::Device) -> Option<&<Self::Backend as Backend>::Device>;
+    /// The arm's device as one of `B`.
+    fn wrap_device(device: <Self::Backend as Backend>::Device) -> B::Device;
+}
+
+/// What a derived enum's backend implements: the arm an operand lives on, one `match` arm per arm.
+pub trait Routes: Backend {
+    /// Calls `visit` with the arm `tensor` lives on, and the arm's own tensor.
+    fn route_float<V: VisitFloat<Self>>(tensor: &Self::FloatTensor, visit: V) -> V::Output;
+    /// Calls `visit` with the arm `device` is a device of, and the arm's own device.
+    fn route_device<V: VisitDevice<Self>>(device: &Self::Device, visit: V) -> V::Output;
+}
+
+/// An op of a derived backend `B`.
+pub trait Visit<B: Backend> {
+    /// What the op returns.
+    type Output;
+}
+
+/// An op sent to the arm of its first tensor operand.
+pub trait VisitFloat<B: Backend>: Visit<B> {
+    /// Runs the op on arm `A`, where the first tensor operand is `routed`.
+    fn visit<A: Arm<B>>(self, routed: &<A::Backend as Backend>::FloatTensor) -> Self::Output;
+}
+
+/// An op sent to the arm of its device.
+pub trait VisitDevice<B: Backend>: Visit<B> {
+    /// Runs the op on arm `A`, whose device is `routed`.
+    fn visit<A: Arm<B>>(self, routed: &<A::Backend as Backend>::Device) -> Self::Output;
+}
+
+/// What an arm's backend offers for gradients: an autodiff backend's own answers, or none.
+pub trait GradientsOf<X: Backend> {
+    /// `Some` with the tracked tensor, `None` if the arm records no gradients.
+    fn require_grad(tensor: &X::FloatTensor) -> Option<Result<X::FloatTensor>>;
+    /// `Some` with the detached tensor, `None` if the arm records no gradients (the tensor records nothing).
+    fn detach(tensor: &X::FloatTensor) -> Option<Result<X::FloatTensor>>;
+    /// The tensor's identity in a graph; `None` if it records none.
+    fn tensor_id(tensor: &X::FloatTensor) -> Option<TensorId>;
+    /// `Some` with the gradients of `loss`, each put into `C`'s tensor by `wrap`; `None` if the arm records no
+    /// gradients.
+    fn backward_into<C: Backend>(
+        loss: &X::FloatTensor,
+        wrap: impl FnMut(X::FloatTensor) -> C::FloatTensor,
+    ) -> Option<Result<Gradients<C>>>;
+}
+
+/// The gradients of an arm that records none.
+pub enum NoGradients {}
+
+impl<X: Backend> GradientsOf<X> for NoGradients {
+    #[inline]
+    fn require_grad(_: &X::FloatTensor) -> Option<Result<X::FloatTensor>> {
+        None
+    }
+
+    #[inline]
+    fn detach(_: &X::FloatTensor) -> Option<Result<X::FloatTensor>> {
+        None
+    }
+
+    #[inline]
+    fn tensor_id(_: &X::FloatTensor) -> Option<TensorId> {
+        None
+    }
+
+    #[inline]
+    fn backward_into<C: Backend>(
+        _: &X::FloatTensor,
+        _: impl FnMut(X::FloatTensor) -> C::FloatTensor,
+    ) -> Option<Result<Gradients<C>>> {
+        None
+    }
+}
+
+/// The gradients of an arm whose backend records them: `Autodiff<P>`.
+pub enum RecordsGradients {}
+
+impl<X: AutodiffBackend> GradientsOf<X> for RecordsGradients {
+    #[inline]
+    fn require_grad(tensor: &X::FloatTensor) -> Option<Result<X::FloatTensor>> {
+        Some(X::require_grad(tensor))
+    }
+
+    #[inline]
+    fn detach(tensor: &X::FloatTensor) -> Option<Result<X::FloatTensor>> {
+        Some(X::detach(tensor))
+    }
+
+    #[inline]
+    fn tensor_id(tensor: &X::FloatTensor) -> Option<TensorId> {
+        X::tensor_id(tensor)
+    }
+
+    fn backward_into<C: Backend>(
+        loss: &X::FloatTensor,
+        wrap: impl FnMut(X::FloatTensor) -> C::FloatTensor,
+    ) -> Option<Result<Gradients<C>>> {
+        Some(X::backward(loss).map(|gradients| gradients.map_backend::<C>(wrap)))
+    }
+}
+
+/// The visitors of every op: `visits::add { lhs, rhs, marker }.visit::<A>()` runs `add` on arm `A`.
+#[allow(non_camel_case_types)]
+pub mod visits {
+    use super::*;
+
+    crate::__backend_ops! { __op_visitors {} }
+}
+
+/// The callback that declares a visitor per op, except those a derived backend implements itself (`=> derived`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __op_visitors {
+    ({} $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?;)*) => {
+        $($crate::__op_visitor! { fn $op($($param: $kind),*) -> $output $(=> $derived)? })*
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __op_visitor {
+    (fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt => $derived:ident) => {};
+    (fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt) => {
+        #[doc = concat!("`", stringify!($op), "` on the arm its operands live on.")]
+        pub struct $op<'a, B: Backend> {
+            $(#[doc = concat!("The op's `", stringify!($param), "`.")] pub $param: $crate::__op_field_type!('a, [B::FloatTensor, &[B::FloatTensor], B::Device, $crate::Result<B::FloatTensor>] $kind),)*
+            /// Ties the operands' lifetime to the struct.
+            pub marker: PhantomData<&'a B>,
+        }
+
+        impl<'a, B: Routes> Visit<B> for $op<'a, B> {
+            type Output = $crate::__op_output_type!([B::FloatTensor, &[B::FloatTensor], B::Device, $crate::Result<B::FloatTensor>] $output);
+        }
+
+        $crate::__op_routed_by! { __op_visit_impl { $op, ($($param: $kind),*), $output } [$($param: $kind),*] $($param: $kind),* }
+    };
+}
+
+/// `VisitFloat` or `VisitDevice` for the visitor of `$op`, by what it is routed by.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __op_visit_impl {
+    ({ $op:ident, ($($param:ident: $kind:tt),*), $output:tt } Device $routed:ident) => {
+        impl<'a, B: Routes> VisitDevice<B> for $op<'a, B> {
+            #[inline(always)]
+            fn visit<A: Arm<B>>(self, routed: &<A::Backend as Backend>::Device) -> Self::Output {
+                let Self { $($param,)* marker: _ } = self;
+                $crate::__op_visit_body!(B, A, routed, $op, ($($param: $kind),*), $output)
+            }
+        }
+    };
+    ({ $op:ident, ($($param:ident: $kind:tt),*), $output:tt } $tensor:tt $routed:ident) => {
+        impl<'a, B: Routes> VisitFloat<B> for $op<'a, B> {
+            #[inline(always)]
+            fn visit<A: Arm<B>>(self, routed: &<A::Backend as Backend>::FloatTensor) -> Self::Output {
+                let Self { $($param,)* marker: _ } = self;
+                $crate::__op_visit_body!(B, A, routed, $op, ($($param: $kind),*), $output)
+            }
+        }
+    };
+}
+
+/// The operands taken out, the arm's op called, its output put back.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __op_visit_body {
+    ($b:ident, $a:ident, $routed:ident, $op:ident, ($($param:ident: $kind:tt),*), $output:tt) => {{
+        $crate::__op_operands!($b, $a, $op, $routed; first = []; $($param: $kind),*);
+        $crate::__op_output!($b, $a, $output, <$a::Backend as Backend>::$op($($param),*))
+    }};
+}
+
+/// Rebinds each operand of an op to the arm's own. The first tensor operand (else the device) is the one the arm
+/// was picked from, `$routed`; a later tensor or device on another arm is a `DeviceMismatch` naming the first's
+/// device and its own.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __op_operands {
+    ($b:ident, $a:ident, $op:ident, $routed:ident; first = [$($first:tt)*];) => {};
+    ($b:ident, $a:ident, $op:ident, $routed:ident; first = []; $param:ident: Float $(, $rest:ident: $kind:tt)*) => {
+        let _outer = $param;
+        let $param = $routed;
+        $crate::__op_operands!($b, $a, $op, $routed; first = [<$b as Backend>::device(_outer)]; $($rest: $kind),*);
+    };
+    ($b:ident, $a:ident, $op:ident, $routed:ident; first = [$($first:tt)+]; $param:ident: Float $(, $rest:ident: $kind:tt)*) => {
+        let Some($param) = <$a as Arm<$b>>::float($param) else {
+            let other = <$b as Backend>::device($param);
+            return Err($crate::Error::device_mismatch(stringify!($op), $($first)+, other));
+        };
+        $crate::__op_operands!($b, $a, $op, $routed; first = [$($first)+]; $($rest: $kind),*);
+    };
+    // Routed by its first element; a slice has no tensor operand after it.
+    ($b:ident, $a:ident, $op:ident, $routed:ident; first = []; $param:ident: [Float] $(, $rest:ident: $kind:tt)*) => {
+        // The first element is `$routed`'s tensor: taken out again with the others.
+        let (tensors, _) = ($param, $routed);
+        let mut parts = $crate::__private01::Vec::with_capacity(tensors.len());
+        for tensor in tensors {
+            let Some(part) = <$a as Arm<$b>>::float(tensor) else {
+                let first = tensors.first().unwrap_or(tensor);
+                let (first, other) = (<$b as Backend>::device(first), <$b as Backend>::device(tensor));
+                return Err($crate::Error::device_mismatch(stringify!($op), first, other));
+            };
+            parts.push(::core::clone::Clone::clone(part));
+        }
+        let $param = parts.as_slice();
+        $crate::__op_operands!($b, $a, $op, $routed; first = []; $($rest: $kind),*);
+    };
+    ($b:ident, $a:ident, $op:ident, $routed:ident; first = []; $param:ident: Device $(, $rest:ident: $kind:tt)*) => {
+        let (_, $param) = ($param, $routed);
+        $crate::__op_operands!($b, $a, $op, $routed; first = []; $($rest: $kind),*);
+    };
+    ($b:ident, $a:ident, $op:ident, $routed:ident; first = [$($first:tt)+]; $param:ident: Device $(, $rest:ident: $kind:tt)*) => {
+        let Some($param) = <$a as Arm<$b>>::device($param) else {
+            return Err($crate::Error::device_mismatch(stringify!($op), $($first)+, &*$param));
+        };
+        $crate::__op_operands!($b, $a, $op, $routed; first = [$($first)+]; $($rest: $kind),*);
+    };
+    ($b:ident, $a:ident, $op:ident, $routed:ident; first = [$($first:tt)*]; $param:ident: $plain:tt $(, $rest:ident: $kind:tt)*) => {
+        $crate::__op_operands!($b, $a, $op, $routed; first = [$($first)*]; $($rest: $kind),*);
+    };
+}
+
+/// The arm's output as the derived backend's: tensors and devices put back into the enum's types.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __op_output {
+    // With `?` rather than `Result::map`: with `map`, LLVM copied the result through a store-forwarding stall that
+    // made a 1-element candle add 4-7% slower than the backend called directly (BENCHMARKS.md, group 1).
+    ($b:ident, $a:ident, Float, $call:expr) => {
+        Ok(<$a as Arm<$b>>::wrap_float($call?))
+    };
+    ($b:ident, $a:ident, [Device], $call:expr) => {
+        <$a as Arm<$b>>::wrap_device($call)
+    };
+    ($b:ident, $a:ident, $output:tt, $call:expr) => {
+        $call
+    };
+}
+
+/// Finds what an op is sent by: its first tensor operand, else its device. Calls
+/// `$crate::$callback! { context... Float name }` (or `[Float] name`, `Device name`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __op_routed_by {
+    ($callback:ident { $($context:tt)* } [$($all:tt)*] $param:ident: Float $(, $rest:ident: $kind:tt)*) => {
+        $crate::$callback! { { $($context)* } Float $param }
+    };
+    ($callback:ident { $($context:tt)* } [$($all:tt)*] $param:ident: [Float] $(, $rest:ident: $kind:tt)*) => {
+        $crate::$callback! { { $($context)* } [Float] $param }
+    };
+    ($callback:ident { $($context:tt)* } [$($all:tt)*] $param:ident: $other:tt $(, $rest:ident: $kind:tt)*) => {
+        $crate::__op_routed_by! { $callback { $($context)* } [$($all)*] $($rest: $kind),* }
+    };
+    ($callback:ident { $($context:tt)* } [$($all:tt)*]) => {
+        $crate::__op_routed_by! { @device $callback { $($context)* } $($all)* }
+    };
+    (@device $callback:ident { $($context:tt)* } $param:ident: Device $(, $rest:ident: $kind:tt)*) => {
+        $crate::$callback! { { $($context)* } Device $param }
+    };
+    (@device $callback:ident { $($context:tt)* } $param:ident: $other:tt $(, $rest:ident: $kind:tt)*) => {
+        $crate::__op_routed_by! { @device $callback { $($context)* } $($rest: $kind),* }
+    };
+}
+
+/// The call that sends a derived backend's op, `$visit`, to its arm.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __op_send {
+    ({ $op:ident, $visit:ident } Float $routed:ident) => {
+        <Self as $crate::__private01::Routes>::route_float($routed, $visit)
+    };
+    ({ $op:ident, $visit:ident } [Float] $routed:ident) => {
+        match $routed.first() {
+            $crate::__private01::Some(first) => <Self as $crate::__private01::Routes>::route_float(first, $visit),
+            $crate::__private01::None => $crate::__private01::Err($crate::__private01::Error::invalid(
+                ::core::stringify!($op),
+                "needs at least one tensor, got an empty list",
+            )),
+        }
+    };
+    ({ $op:ident, $visit:ident } Device $routed:ident) => {
+        <Self as $crate::__private01::Routes>::route_device($routed, $visit)
+    };
+}
+
+/// `impl Backend` for a derived enum's backend: every op of the op list sent to its arm.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __derived_backend {
+    ($backend:ident { device: $device:ty, float: $float:ty, floats: $floats:ty, result: $result:ty, name: $name:expr }) => {
+        $crate::__backend_ops! { __derived_backend_impl { $backend, $device, $float, $floats, $result, $name } }
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __derived_backend_impl {
+    (
+        { $backend:ident, $device:ty, $float:ty, $floats:ty, $result:ty, $name:expr }
+        $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?;)*
+    ) => {
+        #[automatically_derived]
+        impl $crate::__private01::Backend for $backend {
+            type Device = $device;
+            type FloatTensor = $float;
+
+            fn name() -> $crate::__private01::String {
+                $crate::__private01::String::from($name)
+            }
+
+            $($crate::__derived_backend_method! { [$float, $floats, $device, $result] fn $op($($param: $kind),*) -> $output $(=> $derived)? })*
+        }
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __derived_backend_method {
+    ([$float:ty, $floats:ty, $device:ty, $result:ty] fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt => $derived:ident) => {
+        #[inline]
+        fn $op($($param: $crate::__op_param_type!([$float, $floats, $device, $result] $kind)),*) -> $crate::__op_output_type!([$float, $floats, $device, $result] $output) {
+            $crate::__private01::derived::$derived::<Self>($($param),*)
+        }
+    };
+    ([$float:ty, $floats:ty, $device:ty, $result:ty] fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt) => {
+        #[inline]
+        fn $op($($param: $crate::__op_param_type!([$float, $floats, $device, $result] $kind)),*) -> $crate::__op_output_type!([$float, $floats, $device, $result] $output) {
+            let visit = $crate::__private01::visits::$op::<Self> { $($param,)* marker: ::core::marker::PhantomData };
+            $crate::__op_routed_by! { __op_send { $op, visit } [$($param: $kind),*] $($param: $kind),* }
+        }
+    };
+}

@@ -1,0 +1,317 @@
+//! The concrete backends of a local enum, one *arm* each: a `#[backend(P)]` variant's arm is `P`, the `#[autodiff]`
+//! variant's are `Autodiff<P>` for every base `P`. Each arm gets a type implementing dispatch-core's `Arm` (how its
+//! tensors and devices sit in the enum's), and the backend gets `Routes`: one exhaustive `match` per kind of operand,
+//! one arm each. The ops themselves come from dispatch-core's op list; nothing here names one.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::Type;
+
+use crate::model::{Device, Model, Role};
+
+pub struct Arm<'a> {
+    /// The local variant.
+    pub device: &'a Device,
+    /// For an autodiff arm, the base variant whose backend `Autodiff` wraps.
+    pub base: Option<&'a Device>,
+    /// The base backend's path as the user wrote it.
+    pub backend_path: &'a Type,
+    /// `BackendPath` or `AutodiffPath`: the private trait through which this arm names its backend's types.
+    path_trait: TokenStream,
+    /// The cfgs of the variant and, for an autodiff arm, of its base.
+    pub cfg: TokenStream,
+}
+
+/// Every arm of a local model, in variant order.
+pub fn arms(model: &Model) -> Vec<Arm<'_>> {
+    let private = &model.private;
+    let mut arms = Vec::new();
+    for device in &model.devices {
+        match &device.role {
+            Role::Backend(path) => arms.push(Arm {
+                device,
+                base: None,
+                backend_path: path,
+                path_trait: quote!(#private::BackendPath),
+                cfg: device.cfg(),
+            }),
+            Role::Autodiff => {
+                for (base, path) in model.backends() {
+                    let (device_cfg, base_cfg) = (device.cfg(), base.cfg());
+                    arms.push(Arm {
+                        device,
+                        base: Some(base),
+                        backend_path: path,
+                        path_trait: quote!(#private::AutodiffPath),
+                        cfg: quote!(#device_cfg #base_cfg),
+                    });
+                }
+            }
+            Role::Distributed => {}
+        }
+    }
+    arms
+}
+
+impl Arm<'_> {
+    /// Where generated code that handles this arm's tensors and devices is reported: at the user's backend path,
+    /// but resolved as the rest of the expansion, so that its locals and the call site's are the same.
+    ///
+    /// A path that is not a (base) backend fails one bound, `P: BackendPath`, in every such piece of code; spanned
+    /// the same everywhere, rustc reports it once. Code spanned at the call site would report it once more there.
+    pub fn span(&self) -> proc_macro2::Span {
+        proc_macro2::Span::call_site().located_at(syn::spanned::Spanned::span(self.backend_path))
+    }
+
+    /// `tokens`, every one of them (groups included) spanned at `span()`.
+    pub fn located(&self, tokens: TokenStream) -> TokenStream {
+        located_at(tokens, self.span())
+    }
+
+    /// `<P as BackendPath>::item`: how generated code names this arm's types.
+    pub fn item(&self, item: &str) -> TokenStream {
+        let (path, path_trait) = (self.backend_path, &self.path_trait);
+        let item = format_ident!("{}", item);
+        self.located(quote!(<#path as #path_trait>::#item))
+    }
+
+    /// `<P as BackendPath>::function(args)`.
+    pub fn call(&self, function: &str, args: TokenStream) -> TokenStream {
+        let function = self.item(function);
+        self.located(quote!(#function(#args)))
+    }
+
+    /// The type standing for this arm: `__DispatchArmCandle`, `__DispatchArmAutodiffCandle`.
+    fn ident(&self) -> syn::Ident {
+        match self.base {
+            None => format_ident!("__DispatchArm{}", self.device.ident),
+            Some(base) => format_ident!("__DispatchArm{}{}", self.device.ident, base.ident),
+        }
+    }
+
+    /// `Tensor::V(binding)` or `Tensor::A(AutodiffTensor::V(binding))`, as a pattern or an expression.
+    pub fn tensor(&self, model: &Model, inner: TokenStream) -> TokenStream {
+        let tensor = &model.items.tensor;
+        let variant = &self.device.ident;
+        let tokens = match self.base {
+            None => quote!(#tensor::#variant(#inner)),
+            Some(base) => {
+                let autodiff_tensor = &model.items.autodiff_tensor;
+                let base = &base.ident;
+                quote!(#tensor::#variant(#autodiff_tensor::#base(#inner)))
+            }
+        };
+        self.located(tokens)
+    }
+
+    /// `<Field as BackendField<P, <P as BackendPath>::Device>>`, spanned on the variant's field, where a field that
+    /// is not the backend's device is reported; naming `P`'s device is this arm's code, spanned as such.
+    fn field_check(&self, model: &Model) -> TokenStream {
+        let private = &model.private;
+        let path = self.backend_path;
+        let backend_device = self.located(quote!(<#path as #private::BackendPath>::Device));
+        let field_device = self.base.unwrap_or(self.device);
+        let field = &field_device.field;
+        quote_spanned!(field_device.field_span()=> <#field as #private::BackendField<#path, #backend_device>>)
+    }
+
+    /// The local device holding `device`, the backend's own device.
+    fn wrap_device(&self, model: &Model, device: TokenStream) -> TokenStream {
+        let check = self.field_check(model);
+        let local = &model.ident;
+        let variant = &self.device.ident;
+        let field_device = quote!(#check::from_backend_device(#device));
+        match self.base {
+            None => quote!(#local::#variant(#field_device)),
+            Some(base) => {
+                let (base_enum, base_variant) = (&model.items.base, &base.ident);
+                let from_base = self.autodiff_field(model, "from_base");
+                quote!(#local::#variant(#from_base(#base_enum::#base_variant(#field_device))))
+            }
+        }
+    }
+
+    /// `<AutodiffDevice<Self> as AutodiffField<Local>>::function`, spanned on the `#[autodiff]` variant's field.
+    fn autodiff_field(&self, model: &Model, function: &str) -> TokenStream {
+        let (private, local, field) = (&model.private, &model.ident, &self.device.field);
+        let function = format_ident!("{}", function);
+        quote_spanned!(self.device.field_span()=> <#field as #private::AutodiffField<#local>>::#function)
+    }
+
+    /// `impl Arm<Backend> for <this arm's type>`.
+    fn arm_impl(&self, model: &Model) -> TokenStream {
+        let private = &model.private;
+        let (backend, tensor, local) = (&model.items.backend, &model.items.tensor, &model.ident);
+        let ident = self.ident();
+        let (arm_backend, gradients) = (self.item("Backend"), self.item("Gradients"));
+        let (arm_tensor, arm_device) = (self.item("Tensor"), self.item("Device"));
+        let tensor_pattern = self.tensor(model, quote!(ref inner));
+        let wrapped_tensor = self.tensor(model, quote!(tensor));
+        let check = self.field_check(model);
+        let find_device = match self.base {
+            None => {
+                let variant = &self.device.ident;
+                quote! {
+                    if let #local::#variant(ref device) = *device {
+                        return #private::Some(#check::backend_device(device));
+                    }
+                }
+            }
+            Some(base) => {
+                let (variant, base_enum, base_variant) = (&self.device.ident, &model.items.base, &base.ident);
+                let base_of = self.autodiff_field(model, "base");
+                quote! {
+                    if let #local::#variant(ref device) = *device {
+                        if let #base_enum::#base_variant(ref device) = *#base_of(device) {
+                            return #private::Some(#check::backend_device(device));
+                        }
+                    }
+                }
+            }
+        };
+        let wrapped_device = self.wrap_device(model, quote!(device));
+        // Located at the backend path, but for the bodies that check the field, which are reported at the field.
+        let header = self.located(quote!(#[automatically_derived] impl #private::Arm<#backend> for #ident));
+        let tensors = self.located(quote! {
+            type Backend = #arm_backend;
+            type Gradients = #gradients;
+
+            #[inline(always)]
+            fn float(tensor: &#tensor) -> #private::Option<&#arm_tensor> {
+                if let #tensor_pattern = *tensor { #private::Some(inner) } else { #private::None }
+            }
+
+            #[inline(always)]
+            fn wrap_float(tensor: #arm_tensor) -> #tensor {
+                #wrapped_tensor
+            }
+        });
+        let device_signature = self.located(quote! {
+            #[inline(always)]
+            #[allow(irrefutable_let_patterns)]
+            fn device(device: &#local) -> #private::Option<&#arm_device>
+        });
+        let wrap_device_signature =
+            self.located(quote!(#[inline(always)] fn wrap_device(device: #arm_device) -> #local));
+        let none = self.located(quote!(#private::None));
+        let body = [
+            tensors,
+            device_signature,
+            self.braced(quote!(#find_device #none)),
+            wrap_device_signature,
+            self.braced(wrapped_device),
+        ];
+        let body = self.braced(body.into_iter().collect());
+        // The cfg goes on both items: on the `enum` alone, it would leave the impl naming a missing type.
+        let cfg = &self.cfg;
+        let arm_enum = self.located(quote!(enum #ident {}));
+        quote! {
+            #cfg #arm_enum
+            #cfg #header #body
+        }
+    }
+
+    /// `{ tokens }`, the braces spanned at `span()` and the tokens as they are.
+    fn braced(&self, tokens: TokenStream) -> TokenStream {
+        self.grouped(proc_macro2::Delimiter::Brace, tokens)
+    }
+
+    /// `tokens` in `delimiter`s spanned at `span()`, the tokens as they are.
+    fn grouped(&self, delimiter: proc_macro2::Delimiter, tokens: TokenStream) -> TokenStream {
+        let mut group = proc_macro2::Group::new(delimiter, tokens);
+        group.set_span(self.span());
+        proc_macro2::TokenTree::Group(group).into()
+    }
+}
+
+/// The arms' types and their `Arm` impls, and `Routes` for the backend: each `route_*` one `match` with one arm
+/// per arm, down into the autodiff variant's base devices.
+pub fn routes(model: &Model, arms: &[Arm]) -> TokenStream {
+    let private = &model.private;
+    let (backend, tensor, local) = (&model.items.backend, &model.items.tensor, &model.ident);
+    let arm_impls = arms.iter().map(|arm| arm.arm_impl(model));
+    let tensor_arms = arms.iter().map(|arm| {
+        let (cfg, ident) = (&arm.cfg, arm.ident());
+        let pattern = arm.tensor(model, quote!(ref inner));
+        let visit = arm.located(quote!(#private::VisitFloat::visit::<#ident>(visit, inner)));
+        quote!(#cfg #pattern => #visit,)
+    });
+    let device_arm = |arm: &Arm, pattern: TokenStream| {
+        let (cfg, ident, check) = (&arm.cfg, arm.ident(), arm.field_check(model));
+        // The field check keeps its own span: a field that is not the backend's device is reported there.
+        let visit = arm.located(quote!(#private::VisitDevice::visit::<#ident>));
+        let args = arm.grouped(proc_macro2::Delimiter::Parenthesis, quote!(visit, #check::backend_device(device)));
+        quote!(#cfg #pattern => #visit #args,)
+    };
+    let device_arms = model.devices.iter().map(|device| {
+        let (cfg, variant) = (device.cfg(), &device.ident);
+        match &device.role {
+            Role::Backend(_) => {
+                let own = arms.iter().filter(|arm| arm.base.is_none() && arm.device.ident == *variant);
+                let own = own.map(|arm| device_arm(arm, quote!(#local::#variant(ref device))));
+                quote!(#(#own)*)
+            }
+            Role::Autodiff => {
+                let base_enum = &model.items.base;
+                let field = &device.field;
+                let base_of = quote_spanned!(device.field_span()=> <#field as #private::AutodiffField<#local>>::base);
+                let bases = arms.iter().filter_map(|arm| {
+                    let base_variant = &arm.base?.ident;
+                    Some(device_arm(arm, quote!(#base_enum::#base_variant(ref device))))
+                });
+                quote!(#cfg #local::#variant(ref device) => match *#base_of(device) { #(#bases)* })
+            }
+            Role::Distributed => quote!(),
+        }
+    });
+    quote! {
+        #(#arm_impls)*
+
+        #[automatically_derived]
+        impl #private::Routes for #backend {
+            #[inline(always)]
+            fn route_float<V: #private::VisitFloat<Self>>(tensor: &#tensor, visit: V) -> V::Output {
+                match *tensor { #(#tensor_arms)* }
+            }
+
+            #[inline(always)]
+            fn route_device<V: #private::VisitDevice<Self>>(device: &#local, visit: V) -> V::Output {
+                match *device { #(#device_arms)* }
+            }
+        }
+    }
+}
+
+/// `match *scrutinee { <one arm per arm> }`, each binding the arm's own tensor as `binding`; `body` spans its code
+/// with `Arm::located` or builds it with `Arm`'s methods, which do.
+pub fn match_tensor(
+    model: &Model,
+    arms: &[Arm],
+    scrutinee: TokenStream,
+    binding: TokenStream,
+    body: impl Fn(&Arm) -> TokenStream,
+) -> TokenStream {
+    let arms = arms.iter().map(|arm| {
+        let cfg = &arm.cfg;
+        let pattern = arm.tensor(model, quote!(ref #binding));
+        let body = body(arm);
+        quote!(#cfg #pattern => #body,)
+    });
+    quote!(match *#scrutinee { #(#arms)* })
+}
+
+/// `tokens`, every one of them (groups included) spanned at `span`.
+fn located_at(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let proc_macro2::TokenTree::Group(group) = &token {
+                let mut located = proc_macro2::Group::new(group.delimiter(), located_at(group.stream(), span));
+                located.set_span(span);
+                token = proc_macro2::TokenTree::Group(located);
+            }
+            token.set_span(span);
+            token
+        })
+        .collect()
+}
