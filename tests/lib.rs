@@ -13,6 +13,23 @@ pub fn proptest_config(cases: u32, regressions_file: &'static str) -> Config {
     }
 }
 
+/// A host op that only passes values through.
+pub struct IdentityHostOp;
+
+impl dispatch_core::HostOp for IdentityHostOp {
+    fn name(&self) -> &'static str {
+        "identity"
+    }
+
+    fn forward(&self, input: dispatch_core::HostTensor) -> dispatch_core::Result<dispatch_core::HostTensor> {
+        Ok(input)
+    }
+
+    fn backward(&self, grad_output: dispatch_core::HostTensor) -> dispatch_core::Result<dispatch_core::HostTensor> {
+        Ok(grad_output)
+    }
+}
+
 /// Asserts that two sequences of floats agree to a relative tolerance (absolute near zero), naming the first
 /// element that does not.
 #[track_caller]
