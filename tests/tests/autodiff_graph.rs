@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use dispatch_core::backends::Autodiff;
 use dispatch_core::nn::{Mlp, one_hot};
-use dispatch_core::{Backend, BaseBackend, Error, HostOp, HostTensor, Result, Tensor};
-use dispatch_tests::assert_close;
+use dispatch_core::{Backend, BaseBackend, Error, Result, Tensor};
+use dispatch_tests::{IdentityHostOp as Identity, assert_close};
 
 type Ad<B> = Autodiff<B>;
 
@@ -98,23 +98,6 @@ fn backward_can_run_twice_on_the_same_loss<B: BaseBackend>(device: &B::Device) -
     let second = x.grad(&loss.backward()?).unwrap().to_vec()?;
     assert_eq!(first, second);
     Ok(())
-}
-
-/// A host op that only passes values through; the test holds a `Weak` to it to see when the graph lets go of it.
-struct Identity;
-
-impl HostOp for Identity {
-    fn name(&self) -> &'static str {
-        "identity"
-    }
-
-    fn forward(&self, input: HostTensor) -> Result<HostTensor> {
-        Ok(input)
-    }
-
-    fn backward(&self, grad_output: HostTensor) -> Result<HostTensor> {
-        Ok(grad_output)
-    }
 }
 
 fn the_graph_is_freed_with_the_loss<B: BaseBackend>(device: &B::Device) -> Result<()> {
