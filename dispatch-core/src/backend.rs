@@ -15,9 +15,11 @@ use crate::gradients::{Gradients, TensorId};
 use crate::shape::Shape;
 use std::fmt::Debug;
 
-/// A tensor backend: a device type, a float tensor primitive, and the ops on it.
+/// A tensor backend: a device type, float, int and bool tensor primitives, and the ops on them.
 ///
-/// The element type is `f32` throughout.
+/// Float tensors hold `f32`, int tensors `i64`, bool tensors `bool`. Only the primitives of each kind (from and to
+/// host memory, shape, device, moves) must be written; every other op that has a default computes on the host
+/// and may be overridden with a native kernel.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a dispatch backend",
     label = "not a `dispatch_core::Backend`",
@@ -27,8 +29,12 @@ pub trait Backend: Clone + Debug + Send + Sync + 'static {
     /// Where tensors of this backend live; named, read back and found on the machine through
     /// [`BackendDevice`](crate::device::BackendDevice).
     type Device: DeviceOf<Self> + crate::device::BackendDevice;
-    /// The backend's own tensor handle; cheap to clone (reference counted).
+    /// The backend's own float tensor handle; cheap to clone (reference counted).
     type FloatTensor: Clone + Debug + Send + Sync + 'static;
+    /// The backend's own int (`i64`) tensor handle; cheap to clone.
+    type IntTensor: Clone + Debug + Send + Sync + 'static;
+    /// The backend's own bool tensor handle; cheap to clone.
+    type BoolTensor: Clone + Debug + Send + Sync + 'static;
 
     /// A stable lowercase name (`candle`, `ndarray`, `autodiff<candle>`).
     fn name() -> String;

@@ -28,4 +28,4 @@ pub use distributed::DistributedDevice;
 pub use error::{Error, Result};
 pub use gradients::{Gradients, TensorId};
 pub use shape::Shape;
-pub use tensor::Tensor;
+pub use tensor::{BoolTensor, IntTensor, Tensor};

@@ -1,4 +1,9 @@
-//! `Tensor<B>`: the handle model code is written against, once, generic over the backend.
+//! `Tensor<B>`: the handle model code is written against, once, generic over the backend; `IntTensor<B>` and
+//! `BoolTensor<B>` for the other kinds.
+
+mod kinds;
+
+pub use kinds::{BoolTensor, IntTensor};
 
 use std::fmt;
 use std::sync::Arc;
@@ -46,7 +51,7 @@ impl<B: Backend> Tensor<B> {
         self.primitive
     }
 
-    fn wrap(primitive: Result<B::FloatTensor>) -> Result<Self> {
+    pub(crate) fn wrap(primitive: Result<B::FloatTensor>) -> Result<Self> {
         primitive.map(Self::from_primitive)
     }
 

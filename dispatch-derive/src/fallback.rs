@@ -17,7 +17,17 @@ pub fn stubs(input: &Input) -> TokenStream {
     }
     let (vis, ident) = (&original.vis, &original.ident);
     let private = model::private_path(input.options.krate.as_ref());
-    let ItemNames { backend, tensor, local, base, autodiff_tensor } = ItemNames::with_defaults(ident, &input.options);
+    let ItemNames {
+        backend,
+        tensor,
+        local,
+        base,
+        autodiff_tensor,
+        int_tensor,
+        autodiff_int_tensor,
+        bool_tensor,
+        autodiff_bool_tensor,
+    } = ItemNames::with_defaults(ident, &input.options);
     // Naming each backend path keeps it checked (a misspelled path is still reported) and its import used.
     let backend_paths = input.variants.iter().flat_map(|variant| {
         let cfgs = &variant.cfgs;
@@ -34,6 +44,10 @@ pub fn stubs(input: &Input) -> TokenStream {
         #vis type #local = #ident;
         #vis type #base = #private::Infallible;
         #vis type #autodiff_tensor = #private::Infallible;
+        #vis type #int_tensor = #private::Infallible;
+        #vis type #autodiff_int_tensor = #private::Infallible;
+        #vis type #bool_tensor = #private::Infallible;
+        #vis type #autodiff_bool_tensor = #private::Infallible;
 
         const _: () = {
             #[automatically_derived]

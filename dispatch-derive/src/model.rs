@@ -25,6 +25,61 @@ pub struct ItemNames {
     pub local: Ident,
     pub base: Ident,
     pub autodiff_tensor: Ident,
+    /// `{Enum}IntTensor` and its autodiff enum, `{Enum}AutodiffIntTensor`.
+    pub int_tensor: Ident,
+    pub autodiff_int_tensor: Ident,
+    /// `{Enum}BoolTensor` and its autodiff enum, `{Enum}AutodiffBoolTensor`.
+    pub bool_tensor: Ident,
+    pub autodiff_bool_tensor: Ident,
+}
+
+/// The kinds of tensor a backend has: each gets a tensor enum (and an autodiff one) and an accessor in every arm.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum TensorKind {
+    Float,
+    Int,
+    Bool,
+}
+
+impl TensorKind {
+    pub const ALL: [TensorKind; 3] = [TensorKind::Float, TensorKind::Int, TensorKind::Bool];
+
+    /// The tensor enum of this kind and its autodiff enum.
+    pub fn enums(self, items: &ItemNames) -> (&Ident, &Ident) {
+        match self {
+            TensorKind::Float => (&items.tensor, &items.autodiff_tensor),
+            TensorKind::Int => (&items.int_tensor, &items.autodiff_int_tensor),
+            TensorKind::Bool => (&items.bool_tensor, &items.autodiff_bool_tensor),
+        }
+    }
+
+    /// The word for this kind in the names of dispatch-core's items: `float` as in `Arm::float`, `route_float`.
+    pub fn word(self) -> &'static str {
+        match self {
+            TensorKind::Float => "float",
+            TensorKind::Int => "int",
+            TensorKind::Bool => "bool",
+        }
+    }
+
+    /// The associated type of a path trait (`BackendPath::Tensor`) naming this kind's tensor, and its `Clone` and
+    /// `Debug` helpers there.
+    pub fn path_items(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            TensorKind::Float => ("Tensor", "clone_tensor", "debug_tensor"),
+            TensorKind::Int => ("Int", "clone_int", "debug_int"),
+            TensorKind::Bool => ("Bool", "clone_bool", "debug_bool"),
+        }
+    }
+
+    /// `VisitFloat` and so on: the visitor trait of ops routed by a tensor of this kind.
+    pub fn visit_trait(self) -> &'static str {
+        match self {
+            TensorKind::Float => "VisitFloat",
+            TensorKind::Int => "VisitInt",
+            TensorKind::Bool => "VisitBool",
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -68,6 +123,10 @@ impl ItemNames {
             local: pick(&options.local, "Local"),
             base: pick(&options.base, "Base"),
             autodiff_tensor: pick(&options.autodiff_tensor, "AutodiffTensor"),
+            int_tensor: format_ident!("{}IntTensor", enum_ident),
+            autodiff_int_tensor: format_ident!("{}AutodiffIntTensor", enum_ident),
+            bool_tensor: format_ident!("{}BoolTensor", enum_ident),
+            autodiff_bool_tensor: format_ident!("{}AutodiffBoolTensor", enum_ident),
         }
     }
 }

@@ -1,69 +1,145 @@
 //! The op list in dispatch-core is the only place that names every op: a derived enum's backend is expanded from it,
-//! so it forwards every op, defaulted ones included, and the derive itself names none.
+//! so it sends every op, defaulted ones included, to the variant's own backend, and the derive itself names none.
 
-mod derive_support;
-
+use std::cell::RefCell;
 use std::sync::Arc;
 
-use derive_support::host_backend::{HostBackend, HostDevice, take_overrides_reached};
 use dispatch_core::backend::{DEFAULTED_OPS, OPS};
-use dispatch_core::{Backend, Dispatch, HostOp, HostTensor, Result, Shape};
+use dispatch_core::backends::{NdArray, NdArrayDevice};
+use dispatch_core::{Backend, Dispatch, Shape};
+use dispatch_tests::IdentityHostOp;
+
+thread_local! {
+    static REACHED: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The ops `Recording` ran on this thread since the last call, in order.
+fn take_reached() -> Vec<&'static str> {
+    REACHED.with(|reached| std::mem::take(&mut *reached.borrow_mut()))
+}
+
+/// `NdArray` with every op of the op list written out (defaulted ones too), each noting that it ran.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Recording;
+
+/// The callback that writes `Recording`'s ops: note the op, then run `NdArray`'s.
+#[macro_export]
+macro_rules! recording_ops {
+    ({} $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?;)*) => {
+        impl Backend for Recording {
+            type Device = NdArrayDevice;
+            type FloatTensor = <NdArray as Backend>::FloatTensor;
+            type IntTensor = <NdArray as Backend>::IntTensor;
+            type BoolTensor = <NdArray as Backend>::BoolTensor;
+
+            fn name() -> String {
+                "recording".to_owned()
+            }
+
+            $(
+                fn $op($($param: dispatch_core::__op_param_type!(Self: $kind)),*) -> dispatch_core::__op_output_type!(Self: $output) {
+                    REACHED.with(|reached| reached.borrow_mut().push(stringify!($op)));
+                    <NdArray as Backend>::$op($($param),*)
+                }
+            )*
+        }
+    };
+}
+
+dispatch_core::__backend_ops! { crate::recording_ops {} }
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]
 pub enum Device {
-    #[backend(HostBackend)]
-    Host(HostDevice),
+    #[backend(Recording)]
+    Recording(NdArrayDevice),
 }
 
-/// A host op that hands its input back.
-struct Identity;
-
-impl HostOp for Identity {
-    fn name(&self) -> &'static str {
-        "identity"
-    }
-
-    fn forward(&self, input: HostTensor) -> Result<HostTensor> {
-        Ok(input)
-    }
-
-    fn backward(&self, grad_output: HostTensor) -> Result<HostTensor> {
-        Ok(grad_output)
-    }
+/// A value of each kind of operand, on one device of the derived enum.
+struct Operands {
+    float: <DeviceBackend as Backend>::FloatTensor,
+    floats: Vec<<DeviceBackend as Backend>::FloatTensor>,
+    int: <DeviceBackend as Backend>::IntTensor,
+    bool: <DeviceBackend as Backend>::BoolTensor,
+    device: Device,
 }
 
-/// Calls the op named `op` on the derived backend.
-fn call(op: &str, device: &Device) -> Result<Vec<f32>> {
-    let shape = Shape::from([2, 3]);
-    let tensor = match op {
-        "random_uniform" => DeviceBackend::random_uniform(shape, -1.0, 1.0, 7, device)?,
-        "random_normal" => DeviceBackend::random_normal(shape, 0.0, 1.0, 7, device)?,
-        "host_op" => {
-            let input = DeviceBackend::full(shape, 2.0, device)?;
-            DeviceBackend::host_op(&input, Arc::new(Identity))?
-        }
-        other => panic!("the op list gave `{other}` a default body: call it here, so that this test covers it"),
+/// An argument of kind `$kind` for an op, from `$operands`. Values need not make the op succeed: the test asks only
+/// whether the op reached the variant's backend.
+macro_rules! operand {
+    ($operands:ident, Float) => {
+        &$operands.float
     };
-    DeviceBackend::to_vec(&tensor)
+    ($operands:ident, [Float]) => {
+        &$operands.floats
+    };
+    ($operands:ident, Int) => {
+        &$operands.int
+    };
+    ($operands:ident, Bool) => {
+        &$operands.bool
+    };
+    ($operands:ident, Device) => {
+        &$operands.device
+    };
+    ($operands:ident, Shape) => {
+        Shape::new([1])
+    };
+    ($operands:ident, (::std::vec::Vec<f32>)) => {
+        vec![1.0f32]
+    };
+    ($operands:ident, (::std::vec::Vec<i64>)) => {
+        vec![1i64]
+    };
+    ($operands:ident, (::std::vec::Vec<bool>)) => {
+        vec![true]
+    };
+    ($operands:ident, (::std::sync::Arc $($host_op:tt)*)) => {
+        Arc::new(IdentityHostOp)
+    };
+    ($operands:ident, f32) => {
+        1.0f32
+    };
+    ($operands:ident, i64) => {
+        0i64
+    };
+    ($operands:ident, u64) => {
+        0u64
+    };
+    ($operands:ident, usize) => {
+        0usize
+    };
+}
+
+/// The callback that calls every op on the derived backend and records which ops reached `Recording`.
+#[macro_export]
+macro_rules! call_every_op {
+    ({ $operands:ident, $reached:ident } $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?;)*) => {
+        $(
+            take_reached();
+            let _ = <DeviceBackend as Backend>::$op($(operand!($operands, $kind)),*);
+            $reached.push((stringify!($op), take_reached()));
+        )*
+    };
 }
 
 #[test]
-fn every_op_with_a_default_body_reaches_the_backends_own_override() -> Result<()> {
-    let device = Device::Host(HostDevice);
-    assert!(!DEFAULTED_OPS.is_empty());
-    for &op in DEFAULTED_OPS {
-        take_overrides_reached();
-        let through_enum = call(op, &device)?;
-        assert_eq!(take_overrides_reached(), [op], "{op} did not reach HostBackend's own {op}");
-        // And the same values as the backend called directly.
-        let direct = match op {
-            "random_uniform" => HostBackend::random_uniform([2, 3].into(), -1.0, 1.0, 7, &HostDevice)?,
-            "random_normal" => HostBackend::random_normal([2, 3].into(), 0.0, 1.0, 7, &HostDevice)?,
-            _ => HostBackend::host_op(&HostBackend::full([2, 3].into(), 2.0, &HostDevice)?, Arc::new(Identity))?,
-        };
-        assert_eq!(through_enum, HostBackend::to_vec(&direct)?, "{op}");
+fn every_op_reaches_the_variants_own_backend_defaulted_ones_included() {
+    let device = Device::Recording(NdArrayDevice);
+    let float = DeviceBackend::from_vec(vec![1.0], Shape::new([1]), &device).unwrap();
+    let operands = Operands {
+        floats: vec![float.clone()],
+        float,
+        int: DeviceBackend::int_from_vec(vec![1], Shape::new([1]), &device).unwrap(),
+        bool: DeviceBackend::bool_from_vec(vec![true], Shape::new([1]), &device).unwrap(),
+        device,
+    };
+    let mut reached = Vec::new();
+    dispatch_core::__backend_ops! { crate::call_every_op { operands, reached } }
+    assert_eq!(reached.len(), OPS.len());
+    for (op, ran) in reached {
+        assert_eq!(ran, [op], "{op} through the derived enum ran {ran:?} on the variant's backend");
     }
-    Ok(())
+    assert!(DEFAULTED_OPS.len() > 3, "{DEFAULTED_OPS:?}");
 }
 
 #[test]

@@ -1,11 +1,13 @@
-//! The default bodies of the ops marked `= default` in the op list, which a backend may override.
+//! The default bodies of the ops marked `= default` in the op list, which a backend may override. Most compute on
+//! the host from the kind's primitives (`to_vec`, `from_vec`, `shape`, `device`): correct everywhere, and a place
+//! for a backend to start before it writes a native kernel.
 
 use std::sync::Arc;
 
 use crate::backend::{Backend, HostOp, HostTensor};
-use crate::error::Result;
-use crate::random;
+use crate::error::{Error, Result};
 use crate::shape::Shape;
+use crate::{memory, random};
 
 /// Seeded on the host, so the same seed gives the same values on every backend.
 pub fn random_uniform<B: Backend>(
@@ -36,4 +38,267 @@ pub fn host_op<B: Backend>(tensor: &B::FloatTensor, op: Arc<dyn HostOp>) -> Resu
     let input = HostTensor { data: B::to_vec(tensor)?, shape: B::shape(tensor) };
     let output = op.forward(input)?;
     B::from_vec(output.data, output.shape, &B::device(tensor))
+}
+
+// ---- host arithmetic shared by the defaults below --------------------------------------------------------------
+
+/// The row-major index into a tensor of shape `dims` that broadcasts to the row-major `index` of shape `out`.
+fn broadcast_source(mut index: usize, out: &[usize], dims: &[usize]) -> usize {
+    let offset = out.len() - dims.len();
+    let (mut source, mut stride) = (0, 1);
+    for (position, &size) in out.iter().enumerate().rev() {
+        let coordinate = index % size.max(1);
+        index /= size.max(1);
+        if position >= offset {
+            let dim = dims[position - offset];
+            if dim != 1 {
+                source += coordinate * stride;
+            }
+            stride *= dim;
+        }
+    }
+    source
+}
+
+/// `f` of every pair of elements of `lhs` and `rhs` broadcast together (numpy rules), with the output's shape.
+fn zip<T: Copy, S: Copy, U>(
+    op: &'static str,
+    (lhs, lhs_shape): (&[T], &Shape),
+    (rhs, rhs_shape): (&[S], &Shape),
+    f: impl Fn(T, S) -> Result<U>,
+) -> Result<(Vec<U>, Shape)> {
+    let shape = Shape::broadcast(op, lhs_shape, rhs_shape)?;
+    let out = shape.dims();
+    let mut values = memory::try_vec(op, shape.num_elements())?;
+    for index in 0..shape.num_elements() {
+        let a = lhs[broadcast_source(index, out, lhs_shape.dims())];
+        let b = rhs[broadcast_source(index, out, rhs_shape.dims())];
+        values.push(f(a, b)?);
+    }
+    Ok((values, shape))
+}
+
+/// `f` of every element of `values`, into a new buffer.
+fn map<T: Copy, U>(op: &'static str, values: &[T], f: impl Fn(T) -> U) -> Result<Vec<U>> {
+    let mut mapped = memory::try_vec(op, values.len())?;
+    mapped.extend(values.iter().map(|&value| f(value)));
+    Ok(mapped)
+}
+
+/// The float comparisons: tensor against tensor, broadcasting.
+macro_rules! float_comparisons {
+    ($($(#[$doc:meta])* $name:ident: $compare:expr;)*) => {$(
+        $(#[$doc])*
+        pub fn $name<B: Backend>(lhs: &B::FloatTensor, rhs: &B::FloatTensor) -> Result<B::BoolTensor> {
+            let (a, b) = (B::to_vec(lhs)?, B::to_vec(rhs)?);
+            let compare: fn(f32, f32) -> bool = $compare;
+            let (values, shape) =
+                zip(stringify!($name), (&a, &B::shape(lhs)), (&b, &B::shape(rhs)), |x, y| Ok(compare(x, y)))?;
+            B::bool_from_vec(values, shape, &B::device(lhs))
+        }
+    )*};
+}
+
+/// The float comparisons: tensor against a scalar.
+macro_rules! float_scalar_comparisons {
+    ($($(#[$doc:meta])* $name:ident: $compare:expr;)*) => {$(
+        $(#[$doc])*
+        pub fn $name<B: Backend>(tensor: &B::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
+            let compare: fn(f32, f32) -> bool = $compare;
+            let values = map(stringify!($name), &B::to_vec(tensor)?, |x| compare(x, scalar))?;
+            B::bool_from_vec(values, B::shape(tensor), &B::device(tensor))
+        }
+    )*};
+}
+
+float_comparisons! {
+    /// On the host, broadcasting.
+    eq: |a, b| a == b;
+    /// On the host, broadcasting.
+    ne: |a, b| a != b;
+    /// On the host, broadcasting.
+    lt: |a, b| a < b;
+    /// On the host, broadcasting.
+    le: |a, b| a <= b;
+    /// On the host, broadcasting.
+    gt: |a, b| a > b;
+    /// On the host, broadcasting.
+    ge: |a, b| a >= b;
+}
+
+float_scalar_comparisons! {
+    /// On the host.
+    eq_scalar: |a, b| a == b;
+    /// On the host.
+    ne_scalar: |a, b| a != b;
+    /// On the host.
+    lt_scalar: |a, b| a < b;
+    /// On the host.
+    le_scalar: |a, b| a <= b;
+    /// On the host.
+    gt_scalar: |a, b| a > b;
+    /// On the host.
+    ge_scalar: |a, b| a >= b;
+}
+
+/// On the host: the three operands broadcast to one shape.
+pub fn mask_where<B: Backend>(
+    mask: &B::BoolTensor,
+    on_true: &B::FloatTensor,
+    on_false: &B::FloatTensor,
+) -> Result<B::FloatTensor> {
+    let op = "mask_where";
+    let (mask_shape, true_shape, false_shape) = (B::bool_shape(mask), B::shape(on_true), B::shape(on_false));
+    let shape = Shape::broadcast(op, &Shape::broadcast(op, &mask_shape, &true_shape)?, &false_shape)?;
+    let (picks, a, b) = (B::bool_to_vec(mask)?, B::to_vec(on_true)?, B::to_vec(on_false)?);
+    let out = shape.dims();
+    let mut values = memory::try_vec(op, shape.num_elements())?;
+    for index in 0..shape.num_elements() {
+        let value = if picks[broadcast_source(index, out, mask_shape.dims())] {
+            a[broadcast_source(index, out, true_shape.dims())]
+        } else {
+            b[broadcast_source(index, out, false_shape.dims())]
+        };
+        values.push(value);
+    }
+    B::from_vec(values, shape, &B::device(on_true))
+}
+
+/// On the host: `mask` broadcasts to `tensor`'s shape, which the output keeps.
+pub fn mask_fill<B: Backend>(tensor: &B::FloatTensor, mask: &B::BoolTensor, value: f32) -> Result<B::FloatTensor> {
+    let op = "mask_fill";
+    let (shape, mask_shape) = (B::shape(tensor), B::bool_shape(mask));
+    if Shape::broadcast(op, &shape, &mask_shape)? != shape {
+        return Err(Error::ShapeMismatch { op, lhs: shape, rhs: mask_shape });
+    }
+    let (values, picks) = (B::to_vec(tensor)?, B::bool_to_vec(mask)?);
+    let (filled, _) = zip(op, (&values, &shape), (&picks, &mask_shape), |x, fill| Ok(if fill { value } else { x }))?;
+    B::from_vec(filled, shape, &B::device(tensor))
+}
+
+/// On the host.
+pub fn arange<B: Backend>(start: i64, end: i64, device: &B::Device) -> Result<B::IntTensor> {
+    let len = usize::try_from(i128::from(end) - i128::from(start)).unwrap_or(0);
+    let mut values = memory::try_vec("arange", len)?;
+    values.extend((0..len).map(|offset| start.wrapping_add(offset as i64)));
+    B::int_from_vec(values, Shape::new([len]), device)
+}
+
+/// The int arithmetic of two tensors: on the host, broadcasting.
+macro_rules! int_binaries {
+    ($($(#[$doc:meta])* $name:ident: $combine:expr;)*) => {$(
+        $(#[$doc])*
+        pub fn $name<B: Backend>(lhs: &B::IntTensor, rhs: &B::IntTensor) -> Result<B::IntTensor> {
+            let (a, b) = (B::int_to_vec(lhs)?, B::int_to_vec(rhs)?);
+            let combine: fn(i64, i64) -> Result<i64> = $combine;
+            let (values, shape) = zip(stringify!($name), (&a, &B::int_shape(lhs)), (&b, &B::int_shape(rhs)), combine)?;
+            B::int_from_vec(values, shape, &B::int_device(lhs))
+        }
+    )*};
+}
+
+int_binaries! {
+    /// On the host, broadcasting; wraps on overflow.
+    int_add: |a, b| Ok(a.wrapping_add(b));
+    /// On the host, broadcasting; wraps on overflow.
+    int_sub: |a, b| Ok(a.wrapping_sub(b));
+    /// On the host, broadcasting; wraps on overflow.
+    int_mul: |a, b| Ok(a.wrapping_mul(b));
+    /// On the host, broadcasting; a zero divisor or `i64::MIN / -1` is an `Err`.
+    int_div: |a, b| a.checked_div(b).ok_or_else(|| int_division_error(a, b));
+}
+
+/// Why `a / b` has no `i64` result.
+fn int_division_error(a: i64, b: i64) -> Error {
+    match b {
+        0 => Error::invalid("int_div", format!("division by zero ({a} / 0)")),
+        _ => Error::invalid("int_div", format!("{a} / {b} overflows i64")),
+    }
+}
+
+/// On the host; wraps on overflow.
+pub fn int_add_scalar<B: Backend>(tensor: &B::IntTensor, scalar: i64) -> Result<B::IntTensor> {
+    let values = map("int_add_scalar", &B::int_to_vec(tensor)?, |x| x.wrapping_add(scalar))?;
+    B::int_from_vec(values, B::int_shape(tensor), &B::int_device(tensor))
+}
+
+/// On the host; wraps on overflow.
+pub fn int_mul_scalar<B: Backend>(tensor: &B::IntTensor, scalar: i64) -> Result<B::IntTensor> {
+    let values = map("int_mul_scalar", &B::int_to_vec(tensor)?, |x| x.wrapping_mul(scalar))?;
+    B::int_from_vec(values, B::int_shape(tensor), &B::int_device(tensor))
+}
+
+/// On the host; wraps on overflow.
+pub fn int_sum<B: Backend>(tensor: &B::IntTensor) -> Result<B::IntTensor> {
+    let sum = B::int_to_vec(tensor)?.into_iter().fold(0i64, i64::wrapping_add);
+    B::int_from_vec(vec![sum], Shape::new([1]), &B::int_device(tensor))
+}
+
+/// On the host, broadcasting.
+pub fn int_eq<B: Backend>(lhs: &B::IntTensor, rhs: &B::IntTensor) -> Result<B::BoolTensor> {
+    let (a, b) = (B::int_to_vec(lhs)?, B::int_to_vec(rhs)?);
+    let (values, shape) = zip("int_eq", (&a, &B::int_shape(lhs)), (&b, &B::int_shape(rhs)), |x, y| Ok(x == y))?;
+    B::bool_from_vec(values, shape, &B::int_device(lhs))
+}
+
+/// On the host.
+pub fn int_eq_scalar<B: Backend>(tensor: &B::IntTensor, scalar: i64) -> Result<B::BoolTensor> {
+    let values = map("int_eq_scalar", &B::int_to_vec(tensor)?, |x| x == scalar)?;
+    B::bool_from_vec(values, B::int_shape(tensor), &B::int_device(tensor))
+}
+
+/// Through the host: the same values, another shape.
+pub fn int_reshape<B: Backend>(tensor: &B::IntTensor, shape: Shape) -> Result<B::IntTensor> {
+    B::int_shape(tensor).check_reshape(&shape)?;
+    B::int_from_vec(B::int_to_vec(tensor)?, shape, &B::int_device(tensor))
+}
+
+/// On the host.
+pub fn int_to_float<B: Backend>(tensor: &B::IntTensor) -> Result<B::FloatTensor> {
+    let values = map("int_to_float", &B::int_to_vec(tensor)?, |x| x as f32)?;
+    B::from_vec(values, B::int_shape(tensor), &B::int_device(tensor))
+}
+
+/// On the host, broadcasting.
+pub fn bool_and<B: Backend>(lhs: &B::BoolTensor, rhs: &B::BoolTensor) -> Result<B::BoolTensor> {
+    let (a, b) = (B::bool_to_vec(lhs)?, B::bool_to_vec(rhs)?);
+    let (values, shape) = zip("bool_and", (&a, &B::bool_shape(lhs)), (&b, &B::bool_shape(rhs)), |x, y| Ok(x && y))?;
+    B::bool_from_vec(values, shape, &B::bool_device(lhs))
+}
+
+/// On the host, broadcasting.
+pub fn bool_or<B: Backend>(lhs: &B::BoolTensor, rhs: &B::BoolTensor) -> Result<B::BoolTensor> {
+    let (a, b) = (B::bool_to_vec(lhs)?, B::bool_to_vec(rhs)?);
+    let (values, shape) = zip("bool_or", (&a, &B::bool_shape(lhs)), (&b, &B::bool_shape(rhs)), |x, y| Ok(x || y))?;
+    B::bool_from_vec(values, shape, &B::bool_device(lhs))
+}
+
+/// On the host.
+pub fn bool_not<B: Backend>(tensor: &B::BoolTensor) -> Result<B::BoolTensor> {
+    let values = map("bool_not", &B::bool_to_vec(tensor)?, |x| !x)?;
+    B::bool_from_vec(values, B::bool_shape(tensor), &B::bool_device(tensor))
+}
+
+/// On the host.
+pub fn bool_any<B: Backend>(tensor: &B::BoolTensor) -> Result<B::BoolTensor> {
+    let any = B::bool_to_vec(tensor)?.into_iter().any(|x| x);
+    B::bool_from_vec(vec![any], Shape::new([1]), &B::bool_device(tensor))
+}
+
+/// On the host.
+pub fn bool_all<B: Backend>(tensor: &B::BoolTensor) -> Result<B::BoolTensor> {
+    let all = B::bool_to_vec(tensor)?.into_iter().all(|x| x);
+    B::bool_from_vec(vec![all], Shape::new([1]), &B::bool_device(tensor))
+}
+
+/// On the host.
+pub fn bool_to_int<B: Backend>(tensor: &B::BoolTensor) -> Result<B::IntTensor> {
+    let values = map("bool_to_int", &B::bool_to_vec(tensor)?, i64::from)?;
+    B::int_from_vec(values, B::bool_shape(tensor), &B::bool_device(tensor))
+}
+
+/// On the host.
+pub fn bool_to_float<B: Backend>(tensor: &B::BoolTensor) -> Result<B::FloatTensor> {
+    let values = map("bool_to_float", &B::bool_to_vec(tensor)?, |x| if x { 1.0 } else { 0.0 })?;
+    B::from_vec(values, B::bool_shape(tensor), &B::bool_device(tensor))
 }

@@ -20,12 +20,20 @@
 //! override; `=> derived` makes a derived enum's backend call `__private01::derived::<name>` instead of sending the
 //! op to the backend its first tensor (else its device) lives on.
 
-/// The ops of [`Backend`](crate::Backend): calls `$crate::$callback! { { context } entries... }`.
+/// The ops of [`Backend`](crate::Backend): calls `$crate::$callback! { { context } entries... }`, or, for a callback
+/// of another crate named by a path of two or more segments (`crate::my_callback`), `path! { ... }`: how a crate
+/// outside dispatch-core (a test, a wrapping backend) expands something for every op.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __backend_ops {
+    ($first:ident $(:: $rest:ident)+ { $($context:tt)* }) => {
+        $crate::__backend_ops! { @call [$first $(:: $rest)+] { $($context)* } }
+    };
     ($callback:ident { $($context:tt)* }) => {
-        $crate::$callback! {
+        $crate::__backend_ops! { @call [$crate::$callback] { $($context)* } }
+    };
+    (@call [$($callback:tt)*] { $($context:tt)* }) => {
+        $($callback)*! {
             { $($context)* }
 
             // ---- creation and inspection ----------------------------------------------------------------------
@@ -111,6 +119,104 @@ macro_rules! __backend_ops {
             /// with size 1. Not differentiable.
             fn argmax(tensor: Float, axis: usize) -> Float;
 
+            // ---- comparisons and masks: bool tensors from float ones, and back ---------------------------------
+
+            /// `lhs == rhs`, element-wise, broadcasting.
+            fn eq(lhs: Float, rhs: Float) -> Bool = eq;
+            /// `lhs != rhs`, element-wise, broadcasting (true where either is NaN).
+            fn ne(lhs: Float, rhs: Float) -> Bool = ne;
+            /// `lhs < rhs`, element-wise, broadcasting.
+            fn lt(lhs: Float, rhs: Float) -> Bool = lt;
+            /// `lhs <= rhs`, element-wise, broadcasting.
+            fn le(lhs: Float, rhs: Float) -> Bool = le;
+            /// `lhs > rhs`, element-wise, broadcasting.
+            fn gt(lhs: Float, rhs: Float) -> Bool = gt;
+            /// `lhs >= rhs`, element-wise, broadcasting.
+            fn ge(lhs: Float, rhs: Float) -> Bool = ge;
+            /// `tensor == scalar`, element-wise.
+            fn eq_scalar(tensor: Float, scalar: f32) -> Bool = eq_scalar;
+            /// `tensor != scalar`, element-wise.
+            fn ne_scalar(tensor: Float, scalar: f32) -> Bool = ne_scalar;
+            /// `tensor < scalar`, element-wise.
+            fn lt_scalar(tensor: Float, scalar: f32) -> Bool = lt_scalar;
+            /// `tensor <= scalar`, element-wise.
+            fn le_scalar(tensor: Float, scalar: f32) -> Bool = le_scalar;
+            /// `tensor > scalar`, element-wise.
+            fn gt_scalar(tensor: Float, scalar: f32) -> Bool = gt_scalar;
+            /// `tensor >= scalar`, element-wise.
+            fn ge_scalar(tensor: Float, scalar: f32) -> Bool = ge_scalar;
+            /// `on_true` where `mask` holds, else `on_false`; the three broadcast to one shape. Differentiable in
+            /// both branches (each gets the gradient where it was picked).
+            fn mask_where(mask: Bool, on_true: Float, on_false: Float) -> Float = mask_where;
+            /// `value` where `mask` holds, else `tensor`; `mask` broadcasts to `tensor`'s shape. Differentiable in
+            /// `tensor` (zero gradient where filled).
+            fn mask_fill(tensor: Float, mask: Bool, value: f32) -> Float = mask_fill;
+
+            // ---- int (i64) tensors ----------------------------------------------------------------------------
+
+            /// An int tensor holding `data` in row-major order. `data.len()` must equal the shape's element count.
+            fn int_from_vec(data: (::std::vec::Vec<i64>), shape: Shape, device: Device) -> Int;
+            /// The elements of an int tensor in row-major order.
+            fn int_to_vec(tensor: Int) -> (::std::vec::Vec<i64>);
+            /// The shape of an int tensor.
+            fn int_shape(tensor: Int) -> [Shape];
+            /// The device an int tensor lives on.
+            fn int_device(tensor: Int) -> [Device];
+            /// The same int values on another device of this backend (of a derived enum: of any of its variants).
+            fn int_to_device(tensor: Int, device: Device) -> Int => int_to_device;
+            /// `start, start + 1, ..., end - 1` as a 1-D int tensor; empty when `end <= start`.
+            fn arange(start: i64, end: i64, device: Device) -> Int = arange;
+            /// `lhs + rhs`, element-wise, broadcasting; wraps on overflow.
+            fn int_add(lhs: Int, rhs: Int) -> Int = int_add;
+            /// `lhs - rhs`, element-wise, broadcasting; wraps on overflow.
+            fn int_sub(lhs: Int, rhs: Int) -> Int = int_sub;
+            /// `lhs * rhs`, element-wise, broadcasting; wraps on overflow.
+            fn int_mul(lhs: Int, rhs: Int) -> Int = int_mul;
+            /// `lhs / rhs`, element-wise, broadcasting, rounding toward zero. A zero divisor (or `i64::MIN / -1`)
+            /// is an `Err`, not a panic.
+            fn int_div(lhs: Int, rhs: Int) -> Int = int_div;
+            /// `tensor + scalar`, element-wise; wraps on overflow.
+            fn int_add_scalar(tensor: Int, scalar: i64) -> Int = int_add_scalar;
+            /// `tensor * scalar`, element-wise; wraps on overflow.
+            fn int_mul_scalar(tensor: Int, scalar: i64) -> Int = int_mul_scalar;
+            /// The sum of every element, as an int tensor of shape `[1]`; wraps on overflow.
+            fn int_sum(tensor: Int) -> Int = int_sum;
+            /// `lhs == rhs`, element-wise, broadcasting.
+            fn int_eq(lhs: Int, rhs: Int) -> Bool = int_eq;
+            /// `tensor == scalar`, element-wise.
+            fn int_eq_scalar(tensor: Int, scalar: i64) -> Bool = int_eq_scalar;
+            /// The same elements under another shape with the same element count.
+            fn int_reshape(tensor: Int, shape: Shape) -> Int = int_reshape;
+            /// The values as a float tensor (the nearest `f32` for values beyond 2^24).
+            fn int_to_float(tensor: Int) -> Float = int_to_float;
+
+            // ---- bool tensors ---------------------------------------------------------------------------------
+
+            /// A bool tensor holding `data` in row-major order. `data.len()` must equal the shape's element count.
+            fn bool_from_vec(data: (::std::vec::Vec<bool>), shape: Shape, device: Device) -> Bool;
+            /// The elements of a bool tensor in row-major order.
+            fn bool_to_vec(tensor: Bool) -> (::std::vec::Vec<bool>);
+            /// The shape of a bool tensor.
+            fn bool_shape(tensor: Bool) -> [Shape];
+            /// The device a bool tensor lives on.
+            fn bool_device(tensor: Bool) -> [Device];
+            /// The same bool values on another device of this backend (of a derived enum: of any of its variants).
+            fn bool_to_device(tensor: Bool, device: Device) -> Bool => bool_to_device;
+            /// `lhs && rhs`, element-wise, broadcasting.
+            fn bool_and(lhs: Bool, rhs: Bool) -> Bool = bool_and;
+            /// `lhs || rhs`, element-wise, broadcasting.
+            fn bool_or(lhs: Bool, rhs: Bool) -> Bool = bool_or;
+            /// `!tensor`, element-wise.
+            fn bool_not(tensor: Bool) -> Bool = bool_not;
+            /// Whether any element holds, as a bool tensor of shape `[1]` (false for no elements).
+            fn bool_any(tensor: Bool) -> Bool = bool_any;
+            /// Whether every element holds, as a bool tensor of shape `[1]` (true for no elements).
+            fn bool_all(tensor: Bool) -> Bool = bool_all;
+            /// 1 where the tensor holds, else 0, as an int tensor.
+            fn bool_to_int(tensor: Bool) -> Int = bool_to_int;
+            /// 1.0 where the tensor holds, else 0.0, as a float tensor.
+            fn bool_to_float(tensor: Bool) -> Float = bool_to_float;
+
             // ---- host ops (collectives) -----------------------------------------------------------------------
 
             /// Runs a function on the tensor's values in host memory, e.g. a collective of the distributed engine.
@@ -121,43 +227,80 @@ macro_rules! __backend_ops {
     };
 }
 
-/// The Rust type of a parameter of kind `$kind`, for a backend whose float tensor is `$float`, a slice of them
-/// (`&[$float]`) `$floats`, its device `$device` and `Result<$float>` `$result`.
+/// The Rust type of a parameter of kind `$kind`, in a context that names the backend's types: its float tensor,
+/// `&[float tensor]`, int and bool tensors, device, and the `Result` of each tensor.
 ///
 /// A derived backend names its own generated types here rather than `Self::FloatTensor`, spanned where the user's
 /// enum is, so that an error in them is reported there, once.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __op_param_type {
-    ([$float:ty, $floats:ty, $device:ty, $result:ty] Float) => { &$float };
-    ([$float:ty, $floats:ty, $device:ty, $result:ty] [Float]) => { $floats };
-    ([$float:ty, $floats:ty, $device:ty, $result:ty] Device) => { &$device };
-    ([$float:ty, $floats:ty, $device:ty, $result:ty] Shape) => { $crate::Shape };
-    ([$float:ty, $floats:ty, $device:ty, $result:ty] ($($plain:tt)*)) => { $($plain)* };
-    ([$float:ty, $floats:ty, $device:ty, $result:ty] $plain:ty) => { $plain };
+    // A backend's own types: `Self: Float` is `&Self::FloatTensor`.
+    ($backend:ident: $kind:tt) => {
+        $crate::__op_param_type!([
+            $backend::FloatTensor,
+            &[$backend::FloatTensor],
+            $backend::IntTensor,
+            $backend::BoolTensor,
+            $backend::Device,
+            $crate::Result<$backend::FloatTensor>,
+            $crate::Result<$backend::IntTensor>,
+            $crate::Result<$backend::BoolTensor>
+        ] $kind)
+    };
+    ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Float) => { &$float };
+    ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] [Float]) => { $floats };
+    ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Int) => { &$int };
+    ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Bool) => { &$bool };
+    ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Device) => { &$device };
+    ([$($context:ty),*] Shape) => { $crate::Shape };
+    ([$($context:ty),*] ($($plain:tt)*)) => { $($plain)* };
+    ([$($context:ty),*] $plain:ty) => { $plain };
 }
 
-/// The type of a parameter of kind `$kind` held for lifetime `$lifetime`, as [`__op_param_type!`] names it.
+/// The type of a parameter of kind `$kind` held for lifetime `$lifetime`, for backend `$backend`.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __op_field_type {
-    ($lifetime:lifetime, [$float:ty, $floats:ty, $device:ty, $result:ty] Float) => { &$lifetime $float };
-    ($lifetime:lifetime, [$float:ty, $floats:ty, $device:ty, $result:ty] [Float]) => { &$lifetime [$float] };
-    ($lifetime:lifetime, [$float:ty, $floats:ty, $device:ty, $result:ty] Device) => { &$lifetime $device };
-    ($lifetime:lifetime, [$float:ty, $floats:ty, $device:ty, $result:ty] $($plain:tt)*) => {
-        $crate::__op_param_type!([$float, $floats, $device, $result] $($plain)*)
+    ($lifetime:lifetime, $backend:ident, Float) => { &$lifetime $backend::FloatTensor };
+    ($lifetime:lifetime, $backend:ident, [Float]) => { &$lifetime [$backend::FloatTensor] };
+    ($lifetime:lifetime, $backend:ident, Int) => { &$lifetime $backend::IntTensor };
+    ($lifetime:lifetime, $backend:ident, Bool) => { &$lifetime $backend::BoolTensor };
+    ($lifetime:lifetime, $backend:ident, Device) => { &$lifetime $backend::Device };
+    ($lifetime:lifetime, $backend:ident, $($plain:tt)*) => {
+        $crate::__op_param_type!([(), (), (), (), ()] $($plain)*)
     };
 }
 
-/// The Rust type of an op's output `$output`, as [`__op_param_type!`] names types.
+/// The Rust type of an op's output `$output`, in the context of [`__op_param_type!`].
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __op_output_type {
-    ([$float:ty, $floats:ty, $device:ty, $result:ty] Float) => { $result };
-    ([$float:ty, $floats:ty, $device:ty, $result:ty] [Device]) => { $device };
-    ([$float:ty, $floats:ty, $device:ty, $result:ty] [Shape]) => { $crate::Shape };
-    ([$float:ty, $floats:ty, $device:ty, $result:ty] [$($plain:tt)*]) => { $($plain)* };
-    ([$float:ty, $floats:ty, $device:ty, $result:ty] ($($plain:tt)*)) => { $crate::Result<$($plain)*> };
+    ($backend:ident: $output:tt) => {
+        $crate::__op_output_type!([
+            $backend::FloatTensor,
+            &[$backend::FloatTensor],
+            $backend::IntTensor,
+            $backend::BoolTensor,
+            $backend::Device,
+            $crate::Result<$backend::FloatTensor>,
+            $crate::Result<$backend::IntTensor>,
+            $crate::Result<$backend::BoolTensor>
+        ] $output)
+    };
+    ([$f:ty, $fs:ty, $i:ty, $b:ty, $device:ty, $float_result:ty, $int_result:ty, $bool_result:ty] Float) => {
+        $float_result
+    };
+    ([$f:ty, $fs:ty, $i:ty, $b:ty, $device:ty, $float_result:ty, $int_result:ty, $bool_result:ty] Int) => {
+        $int_result
+    };
+    ([$f:ty, $fs:ty, $i:ty, $b:ty, $device:ty, $float_result:ty, $int_result:ty, $bool_result:ty] Bool) => {
+        $bool_result
+    };
+    ([$f:ty, $fs:ty, $i:ty, $b:ty, $device:ty, $($results:ty),*] [Device]) => { $device };
+    ([$($context:ty),*] [Shape]) => { $crate::Shape };
+    ([$($context:ty),*] [$($plain:tt)*]) => { $($plain)* };
+    ([$($context:ty),*] ($($plain:tt)*)) => { $crate::Result<$($plain)*> };
 }
 
 /// The callback that declares every op as a method of the `Backend` trait.
@@ -174,11 +317,11 @@ macro_rules! __backend_trait_methods {
 macro_rules! __backend_trait_method {
     ($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt) => {
         $(#[$doc])*
-        fn $op($($param: $crate::__op_param_type!([Self::FloatTensor, &[Self::FloatTensor], Self::Device, $crate::Result<Self::FloatTensor>] $kind)),*) -> $crate::__op_output_type!([Self::FloatTensor, &[Self::FloatTensor], Self::Device, $crate::Result<Self::FloatTensor>] $output);
+        fn $op($($param: $crate::__op_param_type!(Self: $kind)),*) -> $crate::__op_output_type!(Self: $output);
     };
     ($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt = $default:ident) => {
         $(#[$doc])*
-        fn $op($($param: $crate::__op_param_type!([Self::FloatTensor, &[Self::FloatTensor], Self::Device, $crate::Result<Self::FloatTensor>] $kind)),*) -> $crate::__op_output_type!([Self::FloatTensor, &[Self::FloatTensor], Self::Device, $crate::Result<Self::FloatTensor>] $output) {
+        fn $op($($param: $crate::__op_param_type!(Self: $kind)),*) -> $crate::__op_output_type!(Self: $output) {
             $crate::backend::defaults::$default::<Self>($($param),*)
         }
     };

@@ -16,4 +16,4 @@ pub use self::autodiff::{Autodiff, AutodiffTensor};
 #[cfg(feature = "candle")]
 pub use self::candle::{Candle, CandleDevice};
 #[cfg(feature = "ndarray")]
-pub use self::ndarray::{NdArray, NdArrayDevice, NdArrayTensor};
+pub use self::ndarray::{NdArray, NdArrayBoolTensor, NdArrayDevice, NdArrayIntTensor, NdArrayTensor};

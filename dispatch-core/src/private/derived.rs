@@ -36,6 +36,46 @@ impl<B: Routes> VisitDevice<B> for ToDevice<'_, B> {
     }
 }
 
+/// Declares the cross-arm move of a kind of tensor that records no graph: within one arm, the arm's own move; to
+/// another arm, through host memory.
+macro_rules! to_device_without_graph {
+    ($(#[$doc:meta])* fn $name:ident, $visitor:ident, $tensor:ident, $take:ident, $wrap:ident, $to_vec:ident, $shape:ident, $from_vec:ident, $move:ident) => {
+        $(#[$doc])*
+        #[inline]
+        pub fn $name<B: Routes>(tensor: &B::$tensor, device: &B::Device) -> Result<B::$tensor> {
+            B::route_device(device, $visitor::<B> { tensor })
+        }
+
+        struct $visitor<'a, B: Backend> {
+            tensor: &'a B::$tensor,
+        }
+
+        impl<B: Routes> Visit<B> for $visitor<'_, B> {
+            type Output = Result<B::$tensor>;
+        }
+
+        impl<B: Routes> VisitDevice<B> for $visitor<'_, B> {
+            fn visit<A: Arm<B>>(self, target: &<A::Backend as Backend>::Device) -> Self::Output {
+                if let Some(same_arm) = A::$take(self.tensor) {
+                    return Ok(A::$wrap(<A::Backend as Backend>::$move(same_arm, target)?));
+                }
+                let (data, shape) = (B::$to_vec(self.tensor)?, B::$shape(self.tensor));
+                Ok(A::$wrap(<A::Backend as Backend>::$from_vec(data, shape, target)?))
+            }
+        }
+    };
+}
+
+to_device_without_graph! {
+    /// `int_to_device`: within one arm, the arm's own; to another arm, through host memory.
+    fn int_to_device, IntToDevice, IntTensor, int, wrap_int, int_to_vec, int_shape, int_from_vec, int_to_device
+}
+
+to_device_without_graph! {
+    /// `bool_to_device`: within one arm, the arm's own; to another arm, through host memory.
+    fn bool_to_device, BoolToDevice, BoolTensor, bool, wrap_bool, bool_to_vec, bool_shape, bool_from_vec, bool_to_device
+}
+
 /// Whether a tensor records an autodiff graph.
 struct RecordsGraph<B>(PhantomData<fn() -> B>);
 
@@ -55,7 +95,7 @@ impl<B: Backend> VisitFloat<B> for RecordsGraph<B> {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __derived_autodiff_backend {
-    ($backend:ident { float: $float:ty, result: $result:ty }) => {
+    ($backend:ident { float: $float:ty, result: $result:ty $(,)? }) => {
         #[automatically_derived]
         impl $crate::__private01::AutodiffBackend for $backend {
             #[inline]

@@ -32,6 +32,8 @@ where
 {
     type Device = D;
     type FloatTensor = Infallible;
+    type IntTensor = Infallible;
+    type BoolTensor = Infallible;
 
     fn name() -> String {
         String::from("fallback")
@@ -54,18 +56,27 @@ macro_rules! __fallback_backend_methods {
 #[macro_export]
 macro_rules! __fallback_backend_method {
     (fn $op:ident($tensor:ident: Float $(, $param:ident: $kind:tt)*) -> $output:tt) => {
-        fn $op(
-            $tensor: $crate::__op_param_type!([Self::FloatTensor, &[Self::FloatTensor], Self::Device, $crate::Result<Self::FloatTensor>] Float),
-            $($param: $crate::__op_param_type!([Self::FloatTensor, &[Self::FloatTensor], Self::Device, $crate::Result<Self::FloatTensor>] $kind)),*
-        ) -> $crate::__op_output_type!([Self::FloatTensor, &[Self::FloatTensor], Self::Device, $crate::Result<Self::FloatTensor>] $output) {
-            $(let _ = $param;)*
-            match *$tensor {}
-        }
+        $crate::__fallback_backend_method!(@uninhabited $op, $tensor: Float $(, $param: $kind)* -> $output);
+    };
+    (fn $op:ident($tensor:ident: Int $(, $param:ident: $kind:tt)*) -> $output:tt) => {
+        $crate::__fallback_backend_method!(@uninhabited $op, $tensor: Int $(, $param: $kind)* -> $output);
+    };
+    (fn $op:ident($tensor:ident: Bool $(, $param:ident: $kind:tt)*) -> $output:tt) => {
+        $crate::__fallback_backend_method!(@uninhabited $op, $tensor: Bool $(, $param: $kind)* -> $output);
     };
     (fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt) => {
-        fn $op($($param: $crate::__op_param_type!([Self::FloatTensor, &[Self::FloatTensor], Self::Device, $crate::Result<Self::FloatTensor>] $kind)),*) -> $crate::__op_output_type!([Self::FloatTensor, &[Self::FloatTensor], Self::Device, $crate::Result<Self::FloatTensor>] $output) {
+        fn $op($($param: $crate::__op_param_type!(Self: $kind)),*) -> $crate::__op_output_type!(Self: $output) {
             $(let _ = $param;)*
             Err(derive_failed(stringify!($op)))
+        }
+    };
+    (@uninhabited $op:ident, $tensor:ident: $tensor_kind:tt $(, $param:ident: $kind:tt)* -> $output:tt) => {
+        fn $op(
+            $tensor: $crate::__op_param_type!(Self: $tensor_kind),
+            $($param: $crate::__op_param_type!(Self: $kind)),*
+        ) -> $crate::__op_output_type!(Self: $output) {
+            $(let _ = $param;)*
+            match *$tensor {}
         }
     };
 }

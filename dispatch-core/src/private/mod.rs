@@ -199,4 +199,7 @@ mod route;
 pub use crate::{__derived_autodiff_backend, __derived_backend};
 pub use fallback::FallbackBackend;
 pub use path::{AutodiffPath, BackendPath};
-pub use route::{Arm, GradientsOf, NoGradients, RecordsGradients, Routes, Visit, VisitDevice, VisitFloat, visits};
+pub use route::{
+    Arm, GradientsOf, NoGradients, RecordsGradients, Routes, Visit, VisitBool, VisitDevice, VisitFloat, VisitInt,
+    visits,
+};

@@ -22,6 +22,14 @@ pub trait Arm<B: Backend> {
     fn float(tensor: &B::FloatTensor) -> Option<&<Self::Backend as Backend>::FloatTensor>;
     /// The arm's tensor as one of `B`.
     fn wrap_float(tensor: <Self::Backend as Backend>::FloatTensor) -> B::FloatTensor;
+    /// The arm's own int tensor, if `tensor` lives on this arm.
+    fn int(tensor: &B::IntTensor) -> Option<&<Self::Backend as Backend>::IntTensor>;
+    /// The arm's int tensor as one of `B`.
+    fn wrap_int(tensor: <Self::Backend as Backend>::IntTensor) -> B::IntTensor;
+    /// The arm's own bool tensor, if `tensor` lives on this arm.
+    fn bool(tensor: &B::BoolTensor) -> Option<&<Self::Backend as Backend>::BoolTensor>;
+    /// The arm's bool tensor as one of `B`.
+    fn wrap_bool(tensor: <Self::Backend as Backend>::BoolTensor) -> B::BoolTensor;
     /// The arm's own device, if `device` is one of this arm's.
     fn device(device: &B::Device) -> Option<&<Self::Backend as Backend>::Device>;
     /// The arm's device as one of `B`.
@@ -32,6 +40,10 @@ pub trait Arm<B: Backend> {
 pub trait Routes: Backend {
     /// Calls `visit` with the arm `tensor` lives on, and the arm's own tensor.
     fn route_float<V: VisitFloat<Self>>(tensor: &Self::FloatTensor, visit: V) -> V::Output;
+    /// Calls `visit` with the arm the int `tensor` lives on, and the arm's own int tensor.
+    fn route_int<V: VisitInt<Self>>(tensor: &Self::IntTensor, visit: V) -> V::Output;
+    /// Calls `visit` with the arm the bool `tensor` lives on, and the arm's own bool tensor.
+    fn route_bool<V: VisitBool<Self>>(tensor: &Self::BoolTensor, visit: V) -> V::Output;
     /// Calls `visit` with the arm `device` is a device of, and the arm's own device.
     fn route_device<V: VisitDevice<Self>>(device: &Self::Device, visit: V) -> V::Output;
 }
@@ -42,10 +54,22 @@ pub trait Visit<B: Backend> {
     type Output;
 }
 
-/// An op sent to the arm of its first tensor operand.
+/// An op sent to the arm of its first tensor operand, a float tensor.
 pub trait VisitFloat<B: Backend>: Visit<B> {
     /// Runs the op on arm `A`, where the first tensor operand is `routed`.
     fn visit<A: Arm<B>>(self, routed: &<A::Backend as Backend>::FloatTensor) -> Self::Output;
+}
+
+/// An op sent to the arm of its first tensor operand, an int tensor.
+pub trait VisitInt<B: Backend>: Visit<B> {
+    /// Runs the op on arm `A`, where the first tensor operand is `routed`.
+    fn visit<A: Arm<B>>(self, routed: &<A::Backend as Backend>::IntTensor) -> Self::Output;
+}
+
+/// An op sent to the arm of its first tensor operand, a bool tensor.
+pub trait VisitBool<B: Backend>: Visit<B> {
+    /// Runs the op on arm `A`, where the first tensor operand is `routed`.
+    fn visit<A: Arm<B>>(self, routed: &<A::Backend as Backend>::BoolTensor) -> Self::Output;
 }
 
 /// An op sent to the arm of its device.
@@ -149,36 +173,39 @@ macro_rules! __op_visitor {
     (fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt) => {
         #[doc = concat!("`", stringify!($op), "` on the arm its operands live on.")]
         pub struct $op<'a, B: Backend> {
-            $(#[doc = concat!("The op's `", stringify!($param), "`.")] pub $param: $crate::__op_field_type!('a, [B::FloatTensor, &[B::FloatTensor], B::Device, $crate::Result<B::FloatTensor>] $kind),)*
+            $(#[doc = concat!("The op's `", stringify!($param), "`.")] pub $param: $crate::__op_field_type!('a, B, $kind),)*
             /// Ties the operands' lifetime to the struct.
             pub marker: PhantomData<&'a B>,
         }
 
         impl<'a, B: Routes> Visit<B> for $op<'a, B> {
-            type Output = $crate::__op_output_type!([B::FloatTensor, &[B::FloatTensor], B::Device, $crate::Result<B::FloatTensor>] $output);
+            type Output = $crate::__op_output_type!(B: $output);
         }
 
         $crate::__op_routed_by! { __op_visit_impl { $op, ($($param: $kind),*), $output } [$($param: $kind),*] $($param: $kind),* }
     };
 }
 
-/// `VisitFloat` or `VisitDevice` for the visitor of `$op`, by what it is routed by.
+/// `VisitFloat`, `VisitInt`, `VisitBool` or `VisitDevice` for the visitor of `$op`, by what it is routed by.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __op_visit_impl {
     ({ $op:ident, ($($param:ident: $kind:tt),*), $output:tt } Device $routed:ident) => {
-        impl<'a, B: Routes> VisitDevice<B> for $op<'a, B> {
-            #[inline(always)]
-            fn visit<A: Arm<B>>(self, routed: &<A::Backend as Backend>::Device) -> Self::Output {
-                let Self { $($param,)* marker: _ } = self;
-                $crate::__op_visit_body!(B, A, routed, $op, ($($param: $kind),*), $output)
-            }
-        }
+        $crate::__op_visit_impl!(@impl VisitDevice, Device, $op, ($($param: $kind),*), $output);
     };
-    ({ $op:ident, ($($param:ident: $kind:tt),*), $output:tt } $tensor:tt $routed:ident) => {
-        impl<'a, B: Routes> VisitFloat<B> for $op<'a, B> {
+    ({ $op:ident, ($($param:ident: $kind:tt),*), $output:tt } Int $routed:ident) => {
+        $crate::__op_visit_impl!(@impl VisitInt, IntTensor, $op, ($($param: $kind),*), $output);
+    };
+    ({ $op:ident, ($($param:ident: $kind:tt),*), $output:tt } Bool $routed:ident) => {
+        $crate::__op_visit_impl!(@impl VisitBool, BoolTensor, $op, ($($param: $kind),*), $output);
+    };
+    ({ $op:ident, ($($param:ident: $kind:tt),*), $output:tt } $float:tt $routed:ident) => {
+        $crate::__op_visit_impl!(@impl VisitFloat, FloatTensor, $op, ($($param: $kind),*), $output);
+    };
+    (@impl $visit:ident, $routed_type:ident, $op:ident, ($($param:ident: $kind:tt),*), $output:tt) => {
+        impl<'a, B: Routes> $visit<B> for $op<'a, B> {
             #[inline(always)]
-            fn visit<A: Arm<B>>(self, routed: &<A::Backend as Backend>::FloatTensor) -> Self::Output {
+            fn visit<A: Arm<B>>(self, routed: &<A::Backend as Backend>::$routed_type) -> Self::Output {
                 let Self { $($param,)* marker: _ } = self;
                 $crate::__op_visit_body!(B, A, routed, $op, ($($param: $kind),*), $output)
             }
@@ -203,14 +230,24 @@ macro_rules! __op_visit_body {
 #[macro_export]
 macro_rules! __op_operands {
     ($b:ident, $a:ident, $op:ident, $routed:ident; first = [$($first:tt)*];) => {};
-    ($b:ident, $a:ident, $op:ident, $routed:ident; first = []; $param:ident: Float $(, $rest:ident: $kind:tt)*) => {
+    ($b:ident, $a:ident, $op:ident, $routed:ident; first = [$($first:tt)*]; $param:ident: Float $(, $rest:ident: $kind:tt)*) => {
+        $crate::__op_operands!(@tensor $b, $a, $op, $routed, float, device; first = [$($first)*]; $param $(, $rest: $kind)*);
+    };
+    ($b:ident, $a:ident, $op:ident, $routed:ident; first = [$($first:tt)*]; $param:ident: Int $(, $rest:ident: $kind:tt)*) => {
+        $crate::__op_operands!(@tensor $b, $a, $op, $routed, int, int_device; first = [$($first)*]; $param $(, $rest: $kind)*);
+    };
+    ($b:ident, $a:ident, $op:ident, $routed:ident; first = [$($first:tt)*]; $param:ident: Bool $(, $rest:ident: $kind:tt)*) => {
+        $crate::__op_operands!(@tensor $b, $a, $op, $routed, bool, bool_device; first = [$($first)*]; $param $(, $rest: $kind)*);
+    };
+    // The first tensor operand: the arm's own is `$routed`.
+    (@tensor $b:ident, $a:ident, $op:ident, $routed:ident, $take:ident, $device_of:ident; first = []; $param:ident $(, $rest:ident: $kind:tt)*) => {
         let _outer = $param;
         let $param = $routed;
-        $crate::__op_operands!($b, $a, $op, $routed; first = [<$b as Backend>::device(_outer)]; $($rest: $kind),*);
+        $crate::__op_operands!($b, $a, $op, $routed; first = [<$b as Backend>::$device_of(_outer)]; $($rest: $kind),*);
     };
-    ($b:ident, $a:ident, $op:ident, $routed:ident; first = [$($first:tt)+]; $param:ident: Float $(, $rest:ident: $kind:tt)*) => {
-        let Some($param) = <$a as Arm<$b>>::float($param) else {
-            let other = <$b as Backend>::device($param);
+    (@tensor $b:ident, $a:ident, $op:ident, $routed:ident, $take:ident, $device_of:ident; first = [$($first:tt)+]; $param:ident $(, $rest:ident: $kind:tt)*) => {
+        let Some($param) = <$a as Arm<$b>>::$take($param) else {
+            let other = <$b as Backend>::$device_of($param);
             return Err($crate::Error::device_mismatch(stringify!($op), $($first)+, other));
         };
         $crate::__op_operands!($b, $a, $op, $routed; first = [$($first)+]; $($rest: $kind),*);
@@ -255,6 +292,12 @@ macro_rules! __op_output {
     ($b:ident, $a:ident, Float, $call:expr) => {
         Ok(<$a as Arm<$b>>::wrap_float($call?))
     };
+    ($b:ident, $a:ident, Int, $call:expr) => {
+        Ok(<$a as Arm<$b>>::wrap_int($call?))
+    };
+    ($b:ident, $a:ident, Bool, $call:expr) => {
+        Ok(<$a as Arm<$b>>::wrap_bool($call?))
+    };
     ($b:ident, $a:ident, [Device], $call:expr) => {
         <$a as Arm<$b>>::wrap_device($call)
     };
@@ -273,6 +316,12 @@ macro_rules! __op_routed_by {
     };
     ($callback:ident { $($context:tt)* } [$($all:tt)*] $param:ident: [Float] $(, $rest:ident: $kind:tt)*) => {
         $crate::$callback! { { $($context)* } [Float] $param }
+    };
+    ($callback:ident { $($context:tt)* } [$($all:tt)*] $param:ident: Int $(, $rest:ident: $kind:tt)*) => {
+        $crate::$callback! { { $($context)* } Int $param }
+    };
+    ($callback:ident { $($context:tt)* } [$($all:tt)*] $param:ident: Bool $(, $rest:ident: $kind:tt)*) => {
+        $crate::$callback! { { $($context)* } Bool $param }
     };
     ($callback:ident { $($context:tt)* } [$($all:tt)*] $param:ident: $other:tt $(, $rest:ident: $kind:tt)*) => {
         $crate::__op_routed_by! { $callback { $($context)* } [$($all)*] $($rest: $kind),* }
@@ -304,6 +353,12 @@ macro_rules! __op_send {
             )),
         }
     };
+    ({ $op:ident, $visit:ident } Int $routed:ident) => {
+        <Self as $crate::__private01::Routes>::route_int($routed, $visit)
+    };
+    ({ $op:ident, $visit:ident } Bool $routed:ident) => {
+        <Self as $crate::__private01::Routes>::route_bool($routed, $visit)
+    };
     ({ $op:ident, $visit:ident } Device $routed:ident) => {
         <Self as $crate::__private01::Routes>::route_device($routed, $visit)
     };
@@ -313,8 +368,23 @@ macro_rules! __op_send {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __derived_backend {
-    ($backend:ident { device: $device:ty, float: $float:ty, floats: $floats:ty, result: $result:ty, name: $name:expr }) => {
-        $crate::__backend_ops! { __derived_backend_impl { $backend, $device, $float, $floats, $result, $name } }
+    (
+        $backend:ident {
+            device: $device:ty,
+            float: $float:ty,
+            floats: $floats:ty,
+            int: $int:ty,
+            bool: $bool:ty,
+            results: [$result:ty, $int_result:ty, $bool_result:ty],
+            name: $name:expr $(,)?
+        }
+    ) => {
+        $crate::__backend_ops! {
+            __derived_backend_impl {
+                $backend, $name, $float, $int, $bool, $device,
+                [$float, $floats, $int, $bool, $device, $result, $int_result, $bool_result]
+            }
+        }
     };
 }
 
@@ -322,19 +392,23 @@ macro_rules! __derived_backend {
 #[macro_export]
 macro_rules! __derived_backend_impl {
     (
-        { $backend:ident, $device:ty, $float:ty, $floats:ty, $result:ty, $name:expr }
+        { $backend:ident, $name:expr, $float:ty, $int:ty, $bool:ty, $device:ty, $types:tt }
         $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?;)*
     ) => {
         #[automatically_derived]
         impl $crate::__private01::Backend for $backend {
             type Device = $device;
             type FloatTensor = $float;
+            type IntTensor = $int;
+            type BoolTensor = $bool;
 
             fn name() -> $crate::__private01::String {
                 $crate::__private01::String::from($name)
             }
 
-            $($crate::__derived_backend_method! { [$float, $floats, $device, $result] fn $op($($param: $kind),*) -> $output $(=> $derived)? })*
+            $(
+                $crate::__derived_backend_method! { $types fn $op($($param: $kind),*) -> $output $(=> $derived)? }
+            )*
         }
     };
 }
@@ -342,15 +416,15 @@ macro_rules! __derived_backend_impl {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __derived_backend_method {
-    ([$float:ty, $floats:ty, $device:ty, $result:ty] fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt => $derived:ident) => {
+    ($types:tt fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt => $derived:ident) => {
         #[inline]
-        fn $op($($param: $crate::__op_param_type!([$float, $floats, $device, $result] $kind)),*) -> $crate::__op_output_type!([$float, $floats, $device, $result] $output) {
+        fn $op($($param: $crate::__op_param_type!($types $kind)),*) -> $crate::__op_output_type!($types $output) {
             $crate::__private01::derived::$derived::<Self>($($param),*)
         }
     };
-    ([$float:ty, $floats:ty, $device:ty, $result:ty] fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt) => {
+    ($types:tt fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt) => {
         #[inline]
-        fn $op($($param: $crate::__op_param_type!([$float, $floats, $device, $result] $kind)),*) -> $crate::__op_output_type!([$float, $floats, $device, $result] $output) {
+        fn $op($($param: $crate::__op_param_type!($types $kind)),*) -> $crate::__op_output_type!($types $output) {
             let visit = $crate::__private01::visits::$op::<Self> { $($param,)* marker: ::core::marker::PhantomData };
             $crate::__op_routed_by! { __op_send { $op, visit } [$($param: $kind),*] $($param: $kind),* }
         }

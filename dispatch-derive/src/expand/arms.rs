@@ -7,7 +7,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::Type;
 
-use crate::model::{Device, Model, Role};
+use crate::model::{Device, Model, Role, TensorKind};
 
 pub struct Arm<'a> {
     /// The local variant.
@@ -89,14 +89,14 @@ impl Arm<'_> {
         }
     }
 
-    /// `Tensor::V(binding)` or `Tensor::A(AutodiffTensor::V(binding))`, as a pattern or an expression.
-    pub fn tensor(&self, model: &Model, inner: TokenStream) -> TokenStream {
-        let tensor = &model.items.tensor;
+    /// `Tensor::V(binding)` or `Tensor::A(AutodiffTensor::V(binding))` in the enums of `kind`, as a pattern or an
+    /// expression.
+    pub fn tensor_of(&self, model: &Model, kind: TensorKind, inner: TokenStream) -> TokenStream {
+        let (tensor, autodiff_tensor) = kind.enums(&model.items);
         let variant = &self.device.ident;
         let tokens = match self.base {
             None => quote!(#tensor::#variant(#inner)),
             Some(base) => {
-                let autodiff_tensor = &model.items.autodiff_tensor;
                 let base = &base.ident;
                 quote!(#tensor::#variant(#autodiff_tensor::#base(#inner)))
             }
@@ -141,12 +141,10 @@ impl Arm<'_> {
     /// `impl Arm<Backend> for <this arm's type>`.
     fn arm_impl(&self, model: &Model) -> TokenStream {
         let private = &model.private;
-        let (backend, tensor, local) = (&model.items.backend, &model.items.tensor, &model.ident);
+        let (backend, local) = (&model.items.backend, &model.ident);
         let ident = self.ident();
         let (arm_backend, gradients) = (self.item("Backend"), self.item("Gradients"));
-        let (arm_tensor, arm_device) = (self.item("Tensor"), self.item("Device"));
-        let tensor_pattern = self.tensor(model, quote!(ref inner));
-        let wrapped_tensor = self.tensor(model, quote!(tensor));
+        let arm_device = self.item("Device");
         let check = self.field_check(model);
         let find_device = match self.base {
             None => {
@@ -172,19 +170,29 @@ impl Arm<'_> {
         let wrapped_device = self.wrap_device(model, quote!(device));
         // Located at the backend path, but for the bodies that check the field, which are reported at the field.
         let header = self.located(quote!(#[automatically_derived] impl #private::Arm<#backend> for #ident));
+        let accessors = TensorKind::ALL.map(|kind| {
+            let (take, wrap) = (format_ident!("{}", kind.word()), format_ident!("wrap_{}", kind.word()));
+            let (enum_tensor, _) = kind.enums(&model.items);
+            let arm_tensor = self.item(kind.path_items().0);
+            let (pattern, wrapped) =
+                (self.tensor_of(model, kind, quote!(ref inner)), self.tensor_of(model, kind, quote!(tensor)));
+            quote! {
+                #[inline(always)]
+                fn #take(tensor: &#enum_tensor) -> #private::Option<&#arm_tensor> {
+                    if let #pattern = *tensor { #private::Some(inner) } else { #private::None }
+                }
+
+                #[inline(always)]
+                fn #wrap(tensor: #arm_tensor) -> #enum_tensor {
+                    #wrapped
+                }
+            }
+        });
         let tensors = self.located(quote! {
             type Backend = #arm_backend;
             type Gradients = #gradients;
 
-            #[inline(always)]
-            fn float(tensor: &#tensor) -> #private::Option<&#arm_tensor> {
-                if let #tensor_pattern = *tensor { #private::Some(inner) } else { #private::None }
-            }
-
-            #[inline(always)]
-            fn wrap_float(tensor: #arm_tensor) -> #tensor {
-                #wrapped_tensor
-            }
+            #(#accessors)*
         });
         let device_signature = self.located(quote! {
             #[inline(always)]
@@ -228,13 +236,24 @@ impl Arm<'_> {
 /// per arm, down into the autodiff variant's base devices.
 pub fn routes(model: &Model, arms: &[Arm]) -> TokenStream {
     let private = &model.private;
-    let (backend, tensor, local) = (&model.items.backend, &model.items.tensor, &model.ident);
+    let (backend, local) = (&model.items.backend, &model.ident);
     let arm_impls = arms.iter().map(|arm| arm.arm_impl(model));
-    let tensor_arms = arms.iter().map(|arm| {
-        let (cfg, ident) = (&arm.cfg, arm.ident());
-        let pattern = arm.tensor(model, quote!(ref inner));
-        let visit = arm.located(quote!(#private::VisitFloat::visit::<#ident>(visit, inner)));
-        quote!(#cfg #pattern => #visit,)
+    let route_tensors = TensorKind::ALL.map(|kind| {
+        let (enum_tensor, _) = kind.enums(&model.items);
+        let visit_trait = format_ident!("{}", kind.visit_trait());
+        let route = format_ident!("route_{}", kind.word());
+        let tensor_arms = arms.iter().map(|arm| {
+            let (cfg, ident) = (&arm.cfg, arm.ident());
+            let pattern = arm.tensor_of(model, kind, quote!(ref inner));
+            let visit = arm.located(quote!(#private::#visit_trait::visit::<#ident>(visit, inner)));
+            quote!(#cfg #pattern => #visit,)
+        });
+        quote! {
+            #[inline(always)]
+            fn #route<V: #private::#visit_trait<Self>>(tensor: &#enum_tensor, visit: V) -> V::Output {
+                match *tensor { #(#tensor_arms)* }
+            }
+        }
     });
     let device_arm = |arm: &Arm, pattern: TokenStream| {
         let (cfg, ident, check) = (&arm.cfg, arm.ident(), arm.field_check(model));
@@ -269,10 +288,7 @@ pub fn routes(model: &Model, arms: &[Arm]) -> TokenStream {
 
         #[automatically_derived]
         impl #private::Routes for #backend {
-            #[inline(always)]
-            fn route_float<V: #private::VisitFloat<Self>>(tensor: &#tensor, visit: V) -> V::Output {
-                match *tensor { #(#tensor_arms)* }
-            }
+            #(#route_tensors)*
 
             #[inline(always)]
             fn route_device<V: #private::VisitDevice<Self>>(device: &#local, visit: V) -> V::Output {
@@ -282,18 +298,19 @@ pub fn routes(model: &Model, arms: &[Arm]) -> TokenStream {
     }
 }
 
-/// `match *scrutinee { <one arm per arm> }`, each binding the arm's own tensor as `binding`; `body` spans its code
-/// with `Arm::located` or builds it with `Arm`'s methods, which do.
-pub fn match_tensor(
+/// `match *scrutinee { <one arm per arm> }` over a tensor enum of `kind`, each binding the arm's own tensor as
+/// `binding`; `body` spans its code with `Arm::located` or builds it with `Arm`'s methods, which do.
+pub fn match_tensor_of(
     model: &Model,
     arms: &[Arm],
+    kind: TensorKind,
     scrutinee: TokenStream,
     binding: TokenStream,
     body: impl Fn(&Arm) -> TokenStream,
 ) -> TokenStream {
     let arms = arms.iter().map(|arm| {
         let cfg = &arm.cfg;
-        let pattern = arm.tensor(model, quote!(ref #binding));
+        let pattern = arm.tensor_of(model, kind, quote!(ref #binding));
         let body = body(arm);
         quote!(#cfg #pattern => #body,)
     });

@@ -14,13 +14,26 @@ pub fn backend_impl(model: &Model) -> TokenStream {
     // Spanned where the tensor enum's name is, like the enum itself: what a broken arm breaks in the expanded ops
     // is reported there, at the user's enum, and not at the derive.
     let span = tensor.span();
-    let (floats, result) = (quote_spanned!(span=> &[#tensor]), quote_spanned!(span=> #private::Result<#tensor>));
+    let (int, bool) = (&model.items.int_tensor, &model.items.bool_tensor);
+    let floats = quote_spanned!(span=> &[#tensor]);
+    let results = [tensor, int, bool].map(|tensor| quote_spanned!(tensor.span()=> #private::Result<#tensor>));
+    let result = &results[0];
     let autodiff = model.autodiff().map(|autodiff| {
         let cfg = autodiff.cfg();
         quote_spanned!(span=> #cfg #private::__derived_autodiff_backend! { #backend { float: #tensor, result: #result } })
     });
     let backend_impl = quote_spanned! {span=>
-        #private::__derived_backend! { #backend { device: #local, float: #tensor, floats: #floats, result: #result, name: #name } }
+        #private::__derived_backend! {
+            #backend {
+                device: #local,
+                float: #tensor,
+                floats: #floats,
+                int: #int,
+                bool: #bool,
+                results: [#(#results),*],
+                name: #name,
+            }
+        }
     };
     quote!(#backend_impl #autodiff)
 }

@@ -3,8 +3,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::expand::arms::{Arm, match_tensor};
-use crate::model::{Model, Role};
+use crate::expand::arms::{Arm, match_tensor_of};
+use crate::model::{Model, Role, TensorKind};
 
 /// The enum of every non-distributed variant, for an enum with `#[distributed]` variants.
 pub fn local_enum(model: &Model, local: &Model) -> TokenStream {
@@ -36,9 +36,15 @@ pub fn base_enum(model: &Model) -> TokenStream {
     }
 }
 
-/// The tensor enum, one variant per local variant, and the autodiff tensor enum, one variant per base backend.
+/// The tensor enums of every kind: one variant per local variant, and the autodiff enum, one variant per base
+/// backend.
 pub fn tensor_enums(model: &Model, arms: &[Arm]) -> TokenStream {
-    let (tensor, autodiff_tensor) = (&model.items.tensor, &model.items.autodiff_tensor);
+    TensorKind::ALL.into_iter().map(|kind| tensor_enums_of(model, arms, kind)).collect()
+}
+
+fn tensor_enums_of(model: &Model, arms: &[Arm], kind: TensorKind) -> TokenStream {
+    let (tensor, autodiff_tensor) = kind.enums(&model.items);
+    let (_, clone_fn, _) = kind.path_items();
     let variants: Vec<TensorVariant> = model
         .devices
         .iter()
@@ -53,13 +59,14 @@ pub fn tensor_enums(model: &Model, arms: &[Arm]) -> TokenStream {
             Some(TensorVariant { cfg: device.cfg(), ident: &device.ident, arm })
         })
         .collect();
-    let doc = format!("A tensor of `{}`, on one of the variants of `{}`.", model.items.backend, model.ident);
-    // One match arm per backend arm, down into the autodiff tensor enum: cloning that enum by value here, at the call site,
-    // would report an `Autodiff<..>` backend path (through an alias) once more, there.
-    let clone = match_tensor(model, arms, quote!(self), quote!(tensor), |arm| {
-        arm.tensor(model, arm.call("clone_tensor", quote!(tensor)))
+    let doc =
+        format!("A {} tensor of `{}`, on one of the variants of `{}`.", kind.word(), model.items.backend, model.ident);
+    // One match arm per backend arm, down into the autodiff tensor enum: cloning that enum by value here, at the call
+    // site, would report an `Autodiff<..>` backend path (through an alias) once more, there.
+    let clone = match_tensor_of(model, arms, kind, quote!(self), quote!(tensor), |arm| {
+        arm.tensor_of(model, kind, arm.call(clone_fn, quote!(tensor)))
     });
-    let mut tokens = tensor_enum(model, tensor, &doc, quote!(), &variants, clone);
+    let mut tokens = tensor_enum(model, kind, tensor, &doc, quote!(), &variants, clone);
     if let Some(autodiff) = model.autodiff() {
         let variants: Vec<TensorVariant> = arms
             .iter()
@@ -70,14 +77,18 @@ pub fn tensor_enums(model: &Model, arms: &[Arm]) -> TokenStream {
             .collect();
         let clones = arms.iter().filter_map(|arm| {
             let base = arm.base?;
-            let (cfg, variant, clone) = (base.cfg(), &base.ident, arm.call("clone_tensor", quote!(tensor)));
+            let (cfg, variant, clone) = (base.cfg(), &base.ident, arm.call(clone_fn, quote!(tensor)));
             let clone_arm =
                 arm.located(quote!(#autodiff_tensor::#variant(ref tensor) => #autodiff_tensor::#variant(#clone),));
             Some(quote!(#cfg #clone_arm))
         });
         let clone = quote!(match *self { #(#clones)* });
-        let doc = format!("A tensor of the `{}` variant: `Autodiff` over one of the base backends.", autodiff.ident);
-        tokens.extend(tensor_enum(model, autodiff_tensor, &doc, autodiff.cfg(), &variants, clone));
+        let doc = format!(
+            "A {} tensor of the `{}` variant: `Autodiff` over one of the base backends.",
+            kind.word(),
+            autodiff.ident
+        );
+        tokens.extend(tensor_enum(model, kind, autodiff_tensor, &doc, autodiff.cfg(), &variants, clone));
     }
     tokens
 }
@@ -94,16 +105,19 @@ struct TensorVariant<'a> {
 /// backend path that is not a backend once more (for `Autodiff<Autodiff<..>>`, as a missing `Clone` of its tensor).
 fn tensor_enum(
     model: &Model,
+    kind: TensorKind,
     ident: &syn::Ident,
     doc: &str,
     cfg: TokenStream,
     variants: &[TensorVariant],
     clone: TokenStream,
 ) -> TokenStream {
-    let (vis, autodiff_tensor) = (&model.vis, &model.items.autodiff_tensor);
+    let (_, autodiff_tensor) = kind.enums(&model.items);
+    let (path_item, _, debug_fn) = kind.path_items();
+    let vis = &model.vis;
     let definitions = variants.iter().map(|TensorVariant { cfg, ident, arm }| {
         let field = match arm {
-            Some(arm) => arm.item("Tensor"),
+            Some(arm) => arm.item(path_item),
             None => quote!(#autodiff_tensor),
         };
         quote!(#cfg #ident(#field),)
@@ -118,7 +132,7 @@ fn tensor_enum(
             })
         };
         let debug = match arm {
-            Some(arm) => arm.located(debug_arm(arm.call("debug_tensor", quote!(tensor)))),
+            Some(arm) => arm.located(debug_arm(arm.call(debug_fn, quote!(tensor)))),
             None => debug_arm(quote!(tensor)),
         };
         quote!(#cfg #debug)

@@ -6,9 +6,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use dispatch_core::backend::defaults;
 use dispatch_core::device::BackendDevice;
-use dispatch_core::{Backend, BaseBackend, DeviceOf, Error, HostOp, ParseDeviceError, Result, Shape};
+use dispatch_core::{Backend, BaseBackend, DeviceOf, Error, ParseDeviceError, Result, Shape};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HostBackend;
@@ -125,9 +124,27 @@ fn zip(op: &'static str, lhs: &VecTensor, rhs: &VecTensor, f: impl Fn(f32, f32) 
     Ok(VecTensor::new(data, shape))
 }
 
+/// The int and bool tensors of `HostBackend`: row-major values and their shape. Their ops are dispatch-core's
+/// host defaults.
+#[derive(Clone, Debug)]
+pub struct HostValues<T> {
+    data: Arc<Vec<T>>,
+    shape: Shape,
+}
+
+impl<T: Clone> HostValues<T> {
+    fn new(op: &'static str, data: Vec<T>, shape: Shape) -> Result<Self> {
+        shape.check_non_empty(op)?;
+        shape.check_data_len(op, data.len())?;
+        Ok(Self { data: Arc::new(data), shape })
+    }
+}
+
 impl Backend for HostBackend {
     type Device = HostDevice;
     type FloatTensor = VecTensor;
+    type IntTensor = HostValues<i64>;
+    type BoolTensor = HostValues<bool>;
 
     fn name() -> String {
         "host".to_owned()
@@ -317,36 +334,45 @@ impl Backend for HostBackend {
         })
     }
 
-    // The ops with a default body, overridden to record that they were reached: a dispatching backend must call
-    // them, not fall back on the default itself (`tests/derive_op_table.rs`). Each computes what the default does.
-
-    fn random_uniform(shape: Shape, low: f32, high: f32, seed: u64, device: &HostDevice) -> Result<VecTensor> {
-        record_override("random_uniform");
-        defaults::random_uniform::<Self>(shape, low, high, seed, device)
+    fn int_from_vec(data: Vec<i64>, shape: Shape, _: &HostDevice) -> Result<HostValues<i64>> {
+        HostValues::new("int_from_vec", data, shape)
     }
 
-    fn random_normal(shape: Shape, mean: f32, std: f32, seed: u64, device: &HostDevice) -> Result<VecTensor> {
-        record_override("random_normal");
-        defaults::random_normal::<Self>(shape, mean, std, seed, device)
+    fn int_to_vec(tensor: &HostValues<i64>) -> Result<Vec<i64>> {
+        Ok(tensor.data.to_vec())
     }
 
-    fn host_op(tensor: &VecTensor, op: Arc<dyn HostOp>) -> Result<VecTensor> {
-        record_override("host_op");
-        defaults::host_op::<Self>(tensor, op)
+    fn int_shape(tensor: &HostValues<i64>) -> Shape {
+        tensor.shape.clone()
     }
-}
 
-thread_local! {
-    static OVERRIDES_REACHED: std::cell::RefCell<Vec<&'static str>> = const { std::cell::RefCell::new(Vec::new()) };
-}
+    fn int_device(_: &HostValues<i64>) -> HostDevice {
+        HostDevice
+    }
 
-fn record_override(op: &'static str) {
-    OVERRIDES_REACHED.with(|reached| reached.borrow_mut().push(op));
-}
+    fn int_to_device(tensor: &HostValues<i64>, _: &HostDevice) -> Result<HostValues<i64>> {
+        Ok(tensor.clone())
+    }
 
-/// The overridden default ops this thread reached on `HostBackend`, in order; clears the record.
-pub fn take_overrides_reached() -> Vec<&'static str> {
-    OVERRIDES_REACHED.with(|reached| std::mem::take(&mut *reached.borrow_mut()))
+    fn bool_from_vec(data: Vec<bool>, shape: Shape, _: &HostDevice) -> Result<HostValues<bool>> {
+        HostValues::new("bool_from_vec", data, shape)
+    }
+
+    fn bool_to_vec(tensor: &HostValues<bool>) -> Result<Vec<bool>> {
+        Ok(tensor.data.to_vec())
+    }
+
+    fn bool_shape(tensor: &HostValues<bool>) -> Shape {
+        tensor.shape.clone()
+    }
+
+    fn bool_device(_: &HostValues<bool>) -> HostDevice {
+        HostDevice
+    }
+
+    fn bool_to_device(tensor: &HostValues<bool>, _: &HostDevice) -> Result<HostValues<bool>> {
+        Ok(tensor.clone())
+    }
 }
 
 /// Opting in: `Autodiff<HostBackend>` records gradients on top of it.

@@ -18,10 +18,14 @@ impl<B: Backend<Device = Core>> DeviceOf<B> for Core {
 }
 
 type Nd = <NdArray as Backend>::FloatTensor;
+type Ints = <NdArray as Backend>::IntTensor;
+type Bools = <NdArray as Backend>::BoolTensor;
 
 impl Backend for Pinned {
     type Device = Core;
     type FloatTensor = Nd;
+    type IntTensor = Ints;
+    type BoolTensor = Bools;
     fn name() -> String { "pinned".into() }
     fn from_vec(data: Vec<f32>, shape: Shape, _: &Core) -> Result<Nd> { NdArray::from_vec(data, shape, &NdArrayDevice) }
     fn full(shape: Shape, value: f32, _: &Core) -> Result<Nd> { NdArray::full(shape, value, &NdArrayDevice) }
@@ -55,6 +59,16 @@ impl Backend for Pinned {
     fn log_softmax(t: &Nd, a: usize) -> Result<Nd> { NdArray::log_softmax(t, a) }
     fn argmax(t: &Nd, a: usize) -> Result<Nd> { NdArray::argmax(t, a) }
     fn host_op(t: &Nd, op: Arc<dyn HostOp>) -> Result<Nd> { NdArray::host_op(t, op) }
+    fn int_from_vec(d: Vec<i64>, s: Shape, _: &Core) -> Result<Ints> { NdArray::int_from_vec(d, s, &NdArrayDevice) }
+    fn int_to_vec(t: &Ints) -> Result<Vec<i64>> { NdArray::int_to_vec(t) }
+    fn int_shape(t: &Ints) -> Shape { NdArray::int_shape(t) }
+    fn int_device(_: &Ints) -> Core { Core(0) }
+    fn int_to_device(t: &Ints, _: &Core) -> Result<Ints> { Ok(t.clone()) }
+    fn bool_from_vec(d: Vec<bool>, s: Shape, _: &Core) -> Result<Bools> { NdArray::bool_from_vec(d, s, &NdArrayDevice) }
+    fn bool_to_vec(t: &Bools) -> Result<Vec<bool>> { NdArray::bool_to_vec(t) }
+    fn bool_shape(t: &Bools) -> Shape { NdArray::bool_shape(t) }
+    fn bool_device(_: &Bools) -> Core { Core(0) }
+    fn bool_to_device(t: &Bools, _: &Core) -> Result<Bools> { Ok(t.clone()) }
 }
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]

@@ -62,6 +62,9 @@ impl<B: BaseBackend> fmt::Debug for Autodiff<B> {
 impl<B: BaseBackend> Backend for Autodiff<B> {
     type Device = B::Device;
     type FloatTensor = AutodiffTensor<B>;
+    // Int and bool tensors record no graph: they are `B`'s own.
+    type IntTensor = B::IntTensor;
+    type BoolTensor = B::BoolTensor;
 
     fn name() -> String {
         format!("autodiff<{}>", B::name())
@@ -214,6 +217,188 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
     /// An index is not differentiable: the output records no graph.
     fn argmax(tensor: &Self::FloatTensor, axis: usize) -> Result<Self::FloatTensor> {
         B::argmax(tensor.primitive(), axis).map(AutodiffTensor::detached)
+    }
+
+    // ---- comparisons and masks: the outputs are bool tensors, which record no graph -----------------------
+
+    fn eq(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<B::BoolTensor> {
+        B::eq(lhs.primitive(), rhs.primitive())
+    }
+
+    fn ne(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<B::BoolTensor> {
+        B::ne(lhs.primitive(), rhs.primitive())
+    }
+
+    fn lt(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<B::BoolTensor> {
+        B::lt(lhs.primitive(), rhs.primitive())
+    }
+
+    fn le(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<B::BoolTensor> {
+        B::le(lhs.primitive(), rhs.primitive())
+    }
+
+    fn gt(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<B::BoolTensor> {
+        B::gt(lhs.primitive(), rhs.primitive())
+    }
+
+    fn ge(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<B::BoolTensor> {
+        B::ge(lhs.primitive(), rhs.primitive())
+    }
+
+    fn eq_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
+        B::eq_scalar(tensor.primitive(), scalar)
+    }
+
+    fn ne_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
+        B::ne_scalar(tensor.primitive(), scalar)
+    }
+
+    fn lt_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
+        B::lt_scalar(tensor.primitive(), scalar)
+    }
+
+    fn le_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
+        B::le_scalar(tensor.primitive(), scalar)
+    }
+
+    fn gt_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
+        B::gt_scalar(tensor.primitive(), scalar)
+    }
+
+    fn ge_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
+        B::ge_scalar(tensor.primitive(), scalar)
+    }
+
+    fn mask_where(
+        mask: &B::BoolTensor,
+        on_true: &Self::FloatTensor,
+        on_false: &Self::FloatTensor,
+    ) -> Result<Self::FloatTensor> {
+        ops::mask::mask_where(mask, on_true, on_false)
+    }
+
+    fn mask_fill(tensor: &Self::FloatTensor, mask: &B::BoolTensor, value: f32) -> Result<Self::FloatTensor> {
+        ops::mask::mask_fill(tensor, mask, value)
+    }
+
+    // ---- int and bool tensors: `B`'s, forwarded so that its kernels run ----------------------------------------
+
+    fn int_from_vec(data: Vec<i64>, shape: Shape, device: &Self::Device) -> Result<B::IntTensor> {
+        B::int_from_vec(data, shape, device)
+    }
+
+    fn int_to_vec(tensor: &B::IntTensor) -> Result<Vec<i64>> {
+        B::int_to_vec(tensor)
+    }
+
+    fn int_shape(tensor: &B::IntTensor) -> Shape {
+        B::int_shape(tensor)
+    }
+
+    fn int_device(tensor: &B::IntTensor) -> Self::Device {
+        B::int_device(tensor)
+    }
+
+    fn int_to_device(tensor: &B::IntTensor, device: &Self::Device) -> Result<B::IntTensor> {
+        B::int_to_device(tensor, device)
+    }
+
+    fn arange(start: i64, end: i64, device: &Self::Device) -> Result<B::IntTensor> {
+        B::arange(start, end, device)
+    }
+
+    fn int_add(lhs: &B::IntTensor, rhs: &B::IntTensor) -> Result<B::IntTensor> {
+        B::int_add(lhs, rhs)
+    }
+
+    fn int_sub(lhs: &B::IntTensor, rhs: &B::IntTensor) -> Result<B::IntTensor> {
+        B::int_sub(lhs, rhs)
+    }
+
+    fn int_mul(lhs: &B::IntTensor, rhs: &B::IntTensor) -> Result<B::IntTensor> {
+        B::int_mul(lhs, rhs)
+    }
+
+    fn int_div(lhs: &B::IntTensor, rhs: &B::IntTensor) -> Result<B::IntTensor> {
+        B::int_div(lhs, rhs)
+    }
+
+    fn int_add_scalar(tensor: &B::IntTensor, scalar: i64) -> Result<B::IntTensor> {
+        B::int_add_scalar(tensor, scalar)
+    }
+
+    fn int_mul_scalar(tensor: &B::IntTensor, scalar: i64) -> Result<B::IntTensor> {
+        B::int_mul_scalar(tensor, scalar)
+    }
+
+    fn int_sum(tensor: &B::IntTensor) -> Result<B::IntTensor> {
+        B::int_sum(tensor)
+    }
+
+    fn int_eq(lhs: &B::IntTensor, rhs: &B::IntTensor) -> Result<B::BoolTensor> {
+        B::int_eq(lhs, rhs)
+    }
+
+    fn int_eq_scalar(tensor: &B::IntTensor, scalar: i64) -> Result<B::BoolTensor> {
+        B::int_eq_scalar(tensor, scalar)
+    }
+
+    fn int_reshape(tensor: &B::IntTensor, shape: Shape) -> Result<B::IntTensor> {
+        B::int_reshape(tensor, shape)
+    }
+
+    /// The float tensor is a new untracked leaf: ints carry no gradient.
+    fn int_to_float(tensor: &B::IntTensor) -> Result<Self::FloatTensor> {
+        B::int_to_float(tensor).map(AutodiffTensor::detached)
+    }
+
+    fn bool_from_vec(data: Vec<bool>, shape: Shape, device: &Self::Device) -> Result<B::BoolTensor> {
+        B::bool_from_vec(data, shape, device)
+    }
+
+    fn bool_to_vec(tensor: &B::BoolTensor) -> Result<Vec<bool>> {
+        B::bool_to_vec(tensor)
+    }
+
+    fn bool_shape(tensor: &B::BoolTensor) -> Shape {
+        B::bool_shape(tensor)
+    }
+
+    fn bool_device(tensor: &B::BoolTensor) -> Self::Device {
+        B::bool_device(tensor)
+    }
+
+    fn bool_to_device(tensor: &B::BoolTensor, device: &Self::Device) -> Result<B::BoolTensor> {
+        B::bool_to_device(tensor, device)
+    }
+
+    fn bool_and(lhs: &B::BoolTensor, rhs: &B::BoolTensor) -> Result<B::BoolTensor> {
+        B::bool_and(lhs, rhs)
+    }
+
+    fn bool_or(lhs: &B::BoolTensor, rhs: &B::BoolTensor) -> Result<B::BoolTensor> {
+        B::bool_or(lhs, rhs)
+    }
+
+    fn bool_not(tensor: &B::BoolTensor) -> Result<B::BoolTensor> {
+        B::bool_not(tensor)
+    }
+
+    fn bool_any(tensor: &B::BoolTensor) -> Result<B::BoolTensor> {
+        B::bool_any(tensor)
+    }
+
+    fn bool_all(tensor: &B::BoolTensor) -> Result<B::BoolTensor> {
+        B::bool_all(tensor)
+    }
+
+    fn bool_to_int(tensor: &B::BoolTensor) -> Result<B::IntTensor> {
+        B::bool_to_int(tensor)
+    }
+
+    /// The float tensor is a new untracked leaf: bools carry no gradient.
+    fn bool_to_float(tensor: &B::BoolTensor) -> Result<Self::FloatTensor> {
+        B::bool_to_float(tensor).map(AutodiffTensor::detached)
     }
 
     // ---- host ops -----------------------------------------------------------------------------------------------

@@ -21,7 +21,8 @@ use crate::backend::{Backend, BaseBackend};
 use crate::error::Result;
 use crate::shape::Shape;
 
-/// The candle backend; its tensor primitive is `candle_core::Tensor` (always `f32`).
+/// The candle backend; its tensor primitive is `candle_core::Tensor`: `F32` for float tensors, `I64` for int
+/// tensors and `U8` (0 or 1) for bool tensors.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Candle;
 
@@ -30,6 +31,9 @@ impl BaseBackend for Candle {}
 impl Backend for Candle {
     type Device = CandleDevice;
     type FloatTensor = Tensor;
+    // One candle tensor type for every kind: int tensors hold `I64`, bool tensors `U8` (0 or 1).
+    type IntTensor = Tensor;
+    type BoolTensor = Tensor;
 
     fn name() -> String {
         "candle".to_owned()
@@ -165,5 +169,54 @@ impl Backend for Candle {
 
     fn argmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
         reduce::argmax(tensor, axis)
+    }
+
+    fn int_from_vec(data: Vec<i64>, shape: Shape, device: &CandleDevice) -> Result<Tensor> {
+        shape.check_tensor_shape("int_from_vec")?;
+        shape.check_data_len("int_from_vec", data.len())?;
+        Tensor::from_vec(data, shape.dims(), device.as_candle()).or_backend("int_from_vec")
+    }
+
+    fn int_to_vec(tensor: &Tensor) -> Result<Vec<i64>> {
+        check_output("int_to_vec", &candle_core::Device::Cpu, tensor.elem_count(), tensor.dtype())?;
+        tensor.flatten_all().and_then(|flat| flat.to_vec1()).or_backend("int_to_vec")
+    }
+
+    fn int_shape(tensor: &Tensor) -> Shape {
+        shape_of(tensor)
+    }
+
+    fn int_device(tensor: &Tensor) -> CandleDevice {
+        CandleDevice::from_candle(tensor.device().clone())
+    }
+
+    fn int_to_device(tensor: &Tensor, device: &CandleDevice) -> Result<Tensor> {
+        Self::to_device(tensor, device)
+    }
+
+    fn bool_from_vec(data: Vec<bool>, shape: Shape, device: &CandleDevice) -> Result<Tensor> {
+        shape.check_tensor_shape("bool_from_vec")?;
+        shape.check_data_len("bool_from_vec", data.len())?;
+        let mut bytes = crate::memory::try_vec("bool_from_vec", data.len())?;
+        bytes.extend(data.into_iter().map(u8::from));
+        Tensor::from_vec(bytes, shape.dims(), device.as_candle()).or_backend("bool_from_vec")
+    }
+
+    fn bool_to_vec(tensor: &Tensor) -> Result<Vec<bool>> {
+        check_output("bool_to_vec", &candle_core::Device::Cpu, tensor.elem_count(), tensor.dtype())?;
+        let bytes: Vec<u8> = tensor.flatten_all().and_then(|flat| flat.to_vec1()).or_backend("bool_to_vec")?;
+        Ok(bytes.into_iter().map(|byte| byte != 0).collect())
+    }
+
+    fn bool_shape(tensor: &Tensor) -> Shape {
+        shape_of(tensor)
+    }
+
+    fn bool_device(tensor: &Tensor) -> CandleDevice {
+        CandleDevice::from_candle(tensor.device().clone())
+    }
+
+    fn bool_to_device(tensor: &Tensor, device: &CandleDevice) -> Result<Tensor> {
+        Self::to_device(tensor, device)
     }
 }

@@ -1,6 +1,7 @@
 //! The ndarray backend: CPU tensors over `ndarray`, with matrix products by `matrixmultiply`.
 
 mod elementwise;
+mod kinds;
 mod layout;
 mod matmul;
 mod reduce;
@@ -12,6 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use self::elementwise::{binary, unary};
+pub use self::kinds::{NdArrayBoolTensor, NdArrayIntTensor};
 pub use self::tensor::NdArrayTensor;
 use crate::backend::{Backend, BaseBackend};
 use crate::device::{BackendDevice, DeviceOf, ParseDeviceError};
@@ -62,6 +64,8 @@ impl BaseBackend for NdArray {}
 impl Backend for NdArray {
     type Device = NdArrayDevice;
     type FloatTensor = NdArrayTensor;
+    type IntTensor = NdArrayIntTensor;
+    type BoolTensor = NdArrayBoolTensor;
 
     fn name() -> String {
         "ndarray".to_owned()
@@ -189,5 +193,45 @@ impl Backend for NdArray {
 
     fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
         reduce::argmax(tensor, axis)
+    }
+
+    fn int_from_vec(data: Vec<i64>, shape: Shape, _device: &NdArrayDevice) -> Result<NdArrayIntTensor> {
+        NdArrayIntTensor::from_vec(data, &shape)
+    }
+
+    fn int_to_vec(tensor: &NdArrayIntTensor) -> Result<Vec<i64>> {
+        tensor.to_vec()
+    }
+
+    fn int_shape(tensor: &NdArrayIntTensor) -> Shape {
+        tensor.shape()
+    }
+
+    fn int_device(_tensor: &NdArrayIntTensor) -> NdArrayDevice {
+        NdArrayDevice
+    }
+
+    fn int_to_device(tensor: &NdArrayIntTensor, _device: &NdArrayDevice) -> Result<NdArrayIntTensor> {
+        Ok(tensor.clone())
+    }
+
+    fn bool_from_vec(data: Vec<bool>, shape: Shape, _device: &NdArrayDevice) -> Result<NdArrayBoolTensor> {
+        NdArrayBoolTensor::from_vec(data, &shape)
+    }
+
+    fn bool_to_vec(tensor: &NdArrayBoolTensor) -> Result<Vec<bool>> {
+        tensor.to_vec()
+    }
+
+    fn bool_shape(tensor: &NdArrayBoolTensor) -> Shape {
+        tensor.shape()
+    }
+
+    fn bool_device(_tensor: &NdArrayBoolTensor) -> NdArrayDevice {
+        NdArrayDevice
+    }
+
+    fn bool_to_device(tensor: &NdArrayBoolTensor, _device: &NdArrayDevice) -> Result<NdArrayBoolTensor> {
+        Ok(tensor.clone())
     }
 }

@@ -3,6 +3,7 @@
 
 pub(crate) mod binary;
 pub(crate) mod layout;
+pub(crate) mod mask;
 pub(crate) mod matmul;
 pub(crate) mod reduce;
 pub(crate) mod scalar;

@@ -1,0 +1,45 @@
+//! Masked selection: each float operand gets the gradient where it was picked, zero elsewhere.
+
+use crate::backend::BaseBackend;
+use crate::backends::autodiff::broadcast::reduce_to_shape;
+use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
+use crate::error::Result;
+use crate::shape::Shape;
+
+/// d/d(on_true) = the gradient where `mask` holds, d/d(on_false) = where it does not; each reduced back to its
+/// operand's shape, since the three broadcast together.
+pub(crate) fn mask_where<B: BaseBackend>(
+    mask: &B::BoolTensor,
+    on_true: &AutodiffTensor<B>,
+    on_false: &AutodiffTensor<B>,
+) -> Result<AutodiffTensor<B>> {
+    let output = B::mask_where(mask, on_true.primitive(), on_false.primitive())?;
+    Ok(AutodiffTensor::binary("mask_where", [on_true, on_false], output, |[true_tracked, false_tracked], _| {
+        let (true_shape, false_shape) = (B::shape(on_true.primitive()), B::shape(on_false.primitive()));
+        let (mask, device) = (mask.clone(), B::device(on_true.primitive()));
+        move |gradient| {
+            let zero = B::full(Shape::new([1]), 0.0, &device)?;
+            Ok([
+                gradient_if(true_tracked, || {
+                    reduce_to_shape::<B>(B::mask_where(&mask, &gradient, &zero)?, &true_shape)
+                })?,
+                gradient_if(false_tracked, || {
+                    reduce_to_shape::<B>(B::mask_where(&mask, &zero, &gradient)?, &false_shape)
+                })?,
+            ])
+        }
+    }))
+}
+
+/// d/d(tensor) = the gradient where `mask` does not hold; the filled places do not depend on `tensor`.
+pub(crate) fn mask_fill<B: BaseBackend>(
+    tensor: &AutodiffTensor<B>,
+    mask: &B::BoolTensor,
+    value: f32,
+) -> Result<AutodiffTensor<B>> {
+    let output = B::mask_fill(tensor.primitive(), mask, value)?;
+    Ok(AutodiffTensor::unary("mask_fill", tensor, output, |_| {
+        let mask = mask.clone();
+        move |gradient| B::mask_fill(&gradient, &mask, 0.0)
+    }))
+}
