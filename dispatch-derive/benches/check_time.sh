@@ -50,7 +50,7 @@ EOF
         echo "pub enum Device {"
         for ((index = 0; index < variants; index++)); do
             if ((index % 2 == 0)); then backend=Candle; else backend=NdArray; fi
-            if [[ "$derive" == yes ]]; then echo "    #[backend($backend)]"; fi
+            if [[ "$derive" == yes ]]; then echo "    #[backend($backend)] #[dispatch(no_from)]"; fi
             echo "    ${backend}${index}(${backend}Device),"
         done
         echo "}"
