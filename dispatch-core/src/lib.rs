@@ -15,6 +15,7 @@ pub mod device;
 pub mod distributed;
 pub mod error;
 pub mod gradients;
+mod math;
 pub mod memory;
 pub mod nn;
 mod random;

@@ -1,6 +1,7 @@
 //! `Tensor<B>`: the handle model code is written against, once, generic over the backend; `IntTensor<B>` and
 //! `BoolTensor<B>` for the other kinds.
 
+mod elementwise;
 mod kinds;
 
 pub use kinds::{BoolTensor, IntTensor};
@@ -197,11 +198,6 @@ impl<B: Backend> Tensor<B> {
         self.mul(self)
     }
 
-    /// The square root, element-wise.
-    pub fn sqrt(&self) -> Result<Self> {
-        self.powf_scalar(0.5)
-    }
-
     /// 1.0 where the element is greater than `threshold`, else 0.0.
     pub fn greater_scalar(&self, threshold: f32) -> Result<Self> {
         Self::wrap(B::greater_scalar(&self.primitive, threshold))
@@ -306,7 +302,7 @@ impl<B: Backend> Tensor<B> {
 
     /// `exp(self) / sum(exp(self))` along `axis`, computed stably.
     pub fn softmax(&self, axis: usize) -> Result<Self> {
-        self.log_softmax(axis)?.exp()
+        Self::wrap(B::softmax(&self.primitive, axis))
     }
 
     /// The index of the largest entry along `axis`, as `f32`, keeping the axis with size 1.

@@ -178,8 +178,28 @@ fn unary_ops_match_finite_differences<B: BaseBackend>(device: &B::Device) -> Res
     check!(device, &wide(), |x| x[0].sigmoid())?;
     check!(device, &wide(), |x| x[0].tanh())?;
     // Clear of the kink at 0 by more than the step.
-    let signs = exact(&[2, 3], &[-1.5, -0.3, 0.2, 0.9, -0.7, 1.8]);
-    check!(device, &[signs], |x| x[0].relu())
+    let signs = || [exact(&[2, 3], &[-1.5, -0.3, 0.2, 0.9, -0.7, 1.8])];
+    check!(device, &signs(), |x| x[0].relu())?;
+    check!(device, &signs(), |x| x[0].abs())?;
+    check!(device, &[uniform(&[2, 3], 0.5, 3.0)], |x| x[0].sqrt())?;
+    check!(device, &[uniform(&[2, 3], 0.5, 2.0)], |x| x[0].recip())?;
+    check!(device, &wide(), |x| x[0].sin())?;
+    check!(device, &wide(), |x| x[0].cos())?;
+    check!(device, &wide(), |x| x[0].erf())?;
+    check!(device, &wide(), |x| x[0].gelu())?;
+    check!(device, &wide(), |x| x[0].silu())?;
+    // Clear of both bounds by more than the step.
+    check!(device, &signs(), |x| x[0].clamp(-1.0, 1.0))
+}
+
+fn maximum_and_minimum_send_the_gradient_to_the_picked_operand<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    // No ties, and no pair closer than the step, so each output moves with one operand only.
+    let (lhs, rhs) = (&[-1.5, 0.4, 1.1, -0.2, 2.0, 0.7], &[0.3, -0.6, 1.9, -1.4, 0.9, 0.1]);
+    for (name, op) in [("maximum", Tensor::maximum as BinaryOp<B>), ("minimum", Tensor::minimum)] {
+        check_gradients::<B>(device, name, &[exact(&[2, 3], lhs), exact(&[2, 3], rhs)], |x| op(&x[0], &x[1]))?;
+        check_gradients::<B>(device, name, &[exact(&[2, 3], lhs), exact(&[3], &rhs[..3])], |x| op(&x[0], &x[1]))?;
+    }
+    Ok(())
 }
 
 // ---- linear algebra and layout --------------------------------------------------------------------------------
@@ -347,6 +367,7 @@ dispatch_tests::tests_on_every_base_backend!(
     scalar_ops_match_finite_differences,
     powf_with_exponent_zero_has_a_zero_gradient_even_at_zero,
     unary_ops_match_finite_differences,
+    maximum_and_minimum_send_the_gradient_to_the_picked_operand,
     matmul_matches_finite_differences,
     matmul_with_one_tracked_operand_gives_only_its_gradient,
     layout_ops_match_finite_differences,

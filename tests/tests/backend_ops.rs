@@ -1,6 +1,6 @@
 //! Every op of the `Backend` trait against values computed by hand, on every real backend.
 
-use dispatch_core::{Backend, Result, Tensor};
+use dispatch_core::{Backend, Error, Result, Tensor};
 use dispatch_tests::assert_close;
 
 const TOLERANCE: f32 = 1e-6;
@@ -104,6 +104,41 @@ fn batched_matmul_multiplies_each_pair<B: Backend>(device: &B::Device) {
     let row = tensor::<B>(&[1.0, 1.0, 2.0, 0.0, 0.0, 1.0], &[2, 1, 3], device);
     let columns = tensor::<B>(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3, 2], device);
     assert_tensor(row.matmul(&columns), &[2, 1, 2], &[14.0, 18.0, 5.0, 6.0]);
+}
+
+fn element_wise_functions_match_their_math<B: Backend>(device: &B::Device) {
+    assert_tensor(tensor::<B>(&[4.0, 0.25, 0.0], &[3], device).sqrt(), &[3], &[2.0, 0.5, 0.0]);
+    assert_tensor(tensor::<B>(&[2.0, -4.0], &[2], device).recip(), &[2], &[0.5, -0.25]);
+    assert_tensor(tensor::<B>(&[-1.5, 2.0, 0.0], &[3], device).abs(), &[3], &[1.5, 2.0, 0.0]);
+    let angles = tensor::<B>(&[0.0, std::f32::consts::FRAC_PI_2, std::f32::consts::PI], &[3], device);
+    assert_tensor(angles.sin(), &[3], &[0.0, 1.0, 0.0]);
+    assert_tensor(angles.cos(), &[3], &[1.0, 0.0, -1.0]);
+    // erf, exact GELU and SiLU, to the precision of f32.
+    let x = tensor::<B>(&[0.5, -1.0, 2.0], &[3], device);
+    assert_tensor(x.erf(), &[3], &[0.520_499_9, -0.842_700_8, 0.995_322_3]);
+    assert_tensor(x.gelu(), &[3], &[0.345_731_23, -0.158_655_25, 1.954_499_7]);
+    assert_tensor(x.silu(), &[3], &[0.311_229_67, -0.268_941_42, 1.761_594_2]);
+    let wide = tensor::<B>(&[-2.0, 0.5, 3.0], &[3], device);
+    assert_tensor(wide.clamp(-1.0, 1.0), &[3], &[-1.0, 0.5, 1.0]);
+    assert!(matches!(wide.clamp(1.0, -1.0), Err(Error::InvalidArgument { op: "clamp", .. })));
+    assert!(matches!(wide.clamp(f32::NAN, 1.0), Err(Error::InvalidArgument { op: "clamp", .. })));
+    let three = tensor::<B>(&[3.0], &[1], device);
+    assert_tensor(tensor::<B>(&[1.0, 5.0], &[2], device).maximum(&three), &[2], &[3.0, 5.0]);
+    assert_tensor(tensor::<B>(&[1.0, 5.0], &[2], device).minimum(&three), &[2], &[1.0, 3.0]);
+    // NaN in either operand is NaN, on every backend.
+    let nan = tensor::<B>(&[f32::NAN, 1.0], &[2], device);
+    let one_nan = tensor::<B>(&[1.0, f32::NAN], &[2], device);
+    for result in [nan.maximum(&one_nan), one_nan.maximum(&nan), nan.minimum(&one_nan), one_nan.minimum(&nan)] {
+        assert!(result.unwrap().to_vec().unwrap().iter().all(|x| x.is_nan()));
+    }
+}
+
+fn argmin_picks_the_first_smallest_as_an_int<B: Backend>(device: &B::Device) {
+    let x = tensor::<B>(&[3.0, 1.0, 1.0, 0.0, 5.0, -1.0], &[2, 3], device);
+    let lanes = x.argmin(1).unwrap();
+    assert_eq!((lanes.dims(), lanes.to_vec().unwrap()), (vec![2, 1], vec![1, 2]));
+    assert_eq!(x.argmin(0).unwrap().to_vec().unwrap(), [1, 0, 1]);
+    assert!(matches!(tensor::<B>(&[], &[2, 0], device).argmin(1), Err(Error::InvalidArgument { op: "argmin", .. })));
 }
 
 fn reductions_over_everything_give_shape_one<B: Backend>(device: &B::Device) {
@@ -242,6 +277,8 @@ dispatch_tests::tests_on_every_base_backend!(
     reductions_along_an_axis_keep_it_with_size_one,
     log_softmax_normalises_each_lane,
     argmax_picks_the_first_of_equal_maxima,
+    element_wise_functions_match_their_math,
+    argmin_picks_the_first_smallest_as_an_int,
     narrow_and_cat_slice_and_join,
     reshape_and_swap_dims_keep_row_major_semantics,
     ops_read_strided_views_correctly,

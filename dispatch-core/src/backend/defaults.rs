@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::backend::{Backend, HostOp, HostTensor};
 use crate::error::{Error, Result};
 use crate::shape::Shape;
-use crate::{memory, random};
+use crate::{math, memory, random};
 
 /// Seeded on the host, so the same seed gives the same values on every backend.
 pub fn random_uniform<B: Backend>(
@@ -301,4 +301,86 @@ pub fn bool_to_int<B: Backend>(tensor: &B::BoolTensor) -> Result<B::IntTensor> {
 pub fn bool_to_float<B: Backend>(tensor: &B::BoolTensor) -> Result<B::FloatTensor> {
     let values = map("bool_to_float", &B::bool_to_vec(tensor)?, |x| if x { 1.0 } else { 0.0 })?;
     B::from_vec(values, B::bool_shape(tensor), &B::bool_device(tensor))
+}
+
+/// The float functions of one tensor: on the host, element by element.
+macro_rules! float_unaries {
+    ($($(#[$doc:meta])* $name:ident: $function:expr;)*) => {$(
+        $(#[$doc])*
+        pub fn $name<B: Backend>(tensor: &B::FloatTensor) -> Result<B::FloatTensor> {
+            let function: fn(f32) -> f32 = $function;
+            let values = map(stringify!($name), &B::to_vec(tensor)?, function)?;
+            B::from_vec(values, B::shape(tensor), &B::device(tensor))
+        }
+    )*};
+}
+
+float_unaries! {
+    /// On the host.
+    sqrt: f32::sqrt;
+    /// On the host.
+    recip: f32::recip;
+    /// On the host.
+    abs: f32::abs;
+    /// On the host.
+    sin: f32::sin;
+    /// On the host.
+    cos: f32::cos;
+    /// On the host, in `f64`.
+    erf: math::erf;
+    /// On the host, in `f64`.
+    gelu: math::gelu;
+    /// On the host.
+    silu: math::silu;
+}
+
+/// On the host; `min <= max` is required (NaN bounds are refused).
+pub fn clamp<B: Backend>(tensor: &B::FloatTensor, min: f32, max: f32) -> Result<B::FloatTensor> {
+    math::check_clamp_bounds(min, max)?;
+    let values = map("clamp", &B::to_vec(tensor)?, |x| math::clamp(x, min, max))?;
+    B::from_vec(values, B::shape(tensor), &B::device(tensor))
+}
+
+/// On the host, broadcasting.
+pub fn maximum<B: Backend>(lhs: &B::FloatTensor, rhs: &B::FloatTensor) -> Result<B::FloatTensor> {
+    let (a, b) = (B::to_vec(lhs)?, B::to_vec(rhs)?);
+    let (values, shape) = zip("maximum", (&a, &B::shape(lhs)), (&b, &B::shape(rhs)), |x, y| Ok(math::maximum(x, y)))?;
+    B::from_vec(values, shape, &B::device(lhs))
+}
+
+/// On the host, broadcasting.
+pub fn minimum<B: Backend>(lhs: &B::FloatTensor, rhs: &B::FloatTensor) -> Result<B::FloatTensor> {
+    let (a, b) = (B::to_vec(lhs)?, B::to_vec(rhs)?);
+    let (values, shape) = zip("minimum", (&a, &B::shape(lhs)), (&b, &B::shape(rhs)), |x, y| Ok(math::minimum(x, y)))?;
+    B::from_vec(values, shape, &B::device(lhs))
+}
+
+/// On the host: the first smallest entry of each lane along `axis`, skipping NaN.
+pub fn argmin<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::IntTensor> {
+    let shape = B::shape(tensor);
+    shape.check_axis("argmin", axis)?;
+    let dims = shape.dims();
+    let (outer, len, inner) = (dims[..axis].iter().product::<usize>(), dims[axis], dims[axis + 1..].iter().product());
+    if len == 0 {
+        return Err(Error::invalid("argmin", format!("axis {axis} of shape {shape} is empty: there is no index")));
+    }
+    let values = B::to_vec(tensor)?;
+    let mut indices = memory::try_vec("argmin", outer * inner)?;
+    for o in 0..outer {
+        for i in 0..inner {
+            let lane = (0..len).map(|k| values[(o * len + k) * inner + i]);
+            let best = lane.enumerate().fold(None, |best: Option<(usize, f32)>, (k, x)| match best {
+                Some((_, y)) if x.is_nan() || x >= y => best,
+                _ if x.is_nan() => best,
+                _ => Some((k, x)),
+            });
+            indices.push(best.map_or(0, |(k, _)| k as i64));
+        }
+    }
+    B::int_from_vec(indices, shape.with_dim("argmin", axis, 1)?, &B::device(tensor))
+}
+
+/// `exp(log_softmax(x))`, through the backend's own ops: on `Autodiff`, through its differentiable ones.
+pub fn softmax<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
+    B::exp(&B::log_softmax(tensor, axis)?)
 }

@@ -90,6 +90,30 @@ macro_rules! __backend_ops {
             /// The hyperbolic tangent, element-wise.
             fn tanh(tensor: Float) -> Float;
 
+            /// The square root, element-wise (NaN below zero).
+            fn sqrt(tensor: Float) -> Float = sqrt;
+            /// `1 / tensor`, element-wise (IEEE infinities at zero).
+            fn recip(tensor: Float) -> Float = recip;
+            /// `|tensor|`, element-wise. Its gradient at 0 is 0.
+            fn abs(tensor: Float) -> Float = abs;
+            /// The sine, element-wise.
+            fn sin(tensor: Float) -> Float = sin;
+            /// The cosine, element-wise.
+            fn cos(tensor: Float) -> Float = cos;
+            /// The error function, element-wise.
+            fn erf(tensor: Float) -> Float = erf;
+            /// `x * Φ(x)` with `Φ` the standard normal CDF (the exact GELU, through `erf`), element-wise.
+            fn gelu(tensor: Float) -> Float = gelu;
+            /// `x * sigmoid(x)` (SiLU, swish), element-wise.
+            fn silu(tensor: Float) -> Float = silu;
+            /// `min(max(tensor, min), max)`, element-wise; `min <= max` is required. The gradient passes where
+            /// `min <= x <= max`.
+            fn clamp(tensor: Float, min: f32, max: f32) -> Float = clamp;
+            /// The larger of `lhs` and `rhs`, element-wise, broadcasting. The gradient goes to `lhs` on ties.
+            fn maximum(lhs: Float, rhs: Float) -> Float = maximum;
+            /// The smaller of `lhs` and `rhs`, element-wise, broadcasting. The gradient goes to `lhs` on ties.
+            fn minimum(lhs: Float, rhs: Float) -> Float = minimum;
+
             // ---- linear algebra and layout --------------------------------------------------------------------
 
             /// Matrix product of two 2-D tensors, or of two 3-D batches with equal batch size.
@@ -115,9 +139,15 @@ macro_rules! __backend_ops {
             fn mean_dim(tensor: Float, axis: usize) -> Float;
             /// `x - log(sum(exp(x)))` along `axis`, computed stably (the max is subtracted first).
             fn log_softmax(tensor: Float, axis: usize) -> Float;
+            /// `exp(x) / sum(exp(x))` along `axis`. By default `exp(log_softmax(x))`, composed from this backend's
+            /// own ops (so differentiable wherever they are); a backend may fuse it.
+            fn softmax(tensor: Float, axis: usize) -> Float = softmax;
             /// The index of the largest entry along `axis` (the first one on ties), as `f32`, keeping the axis
             /// with size 1. Not differentiable.
             fn argmax(tensor: Float, axis: usize) -> Float;
+            /// The index of the smallest entry along `axis` (the first one on ties), as an int tensor keeping the
+            /// axis with size 1. NaN entries are skipped; an empty axis is an `Err`.
+            fn argmin(tensor: Float, axis: usize) -> Int = argmin;
 
             // ---- comparisons and masks: bool tensors from float ones, and back ---------------------------------
 

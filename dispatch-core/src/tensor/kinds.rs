@@ -53,7 +53,7 @@ macro_rules! tensor_handle {
                 self.primitive
             }
 
-            fn wrap(primitive: Result<B::$primitive>) -> Result<Self> {
+            pub(crate) fn wrap(primitive: Result<B::$primitive>) -> Result<Self> {
                 primitive.map(Self::from_primitive)
             }
 

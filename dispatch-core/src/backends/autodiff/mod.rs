@@ -170,6 +170,50 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
         ops::unary::tanh(tensor)
     }
 
+    fn sqrt(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::unary::sqrt(tensor)
+    }
+
+    fn recip(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::unary::recip(tensor)
+    }
+
+    fn abs(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::unary::abs(tensor)
+    }
+
+    fn sin(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::unary::sin(tensor)
+    }
+
+    fn cos(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::unary::cos(tensor)
+    }
+
+    fn erf(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::unary::erf(tensor)
+    }
+
+    fn gelu(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::unary::gelu(tensor)
+    }
+
+    fn silu(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::unary::silu(tensor)
+    }
+
+    fn clamp(tensor: &Self::FloatTensor, min: f32, max: f32) -> Result<Self::FloatTensor> {
+        ops::unary::clamp(tensor, min, max)
+    }
+
+    fn maximum(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::binary::maximum(lhs, rhs)
+    }
+
+    fn minimum(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<Self::FloatTensor> {
+        ops::binary::minimum(lhs, rhs)
+    }
+
     // ---- linear algebra and layout ------------------------------------------------------------------------------
 
     fn matmul(lhs: &Self::FloatTensor, rhs: &Self::FloatTensor) -> Result<Self::FloatTensor> {
@@ -217,6 +261,11 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
     /// An index is not differentiable: the output records no graph.
     fn argmax(tensor: &Self::FloatTensor, axis: usize) -> Result<Self::FloatTensor> {
         B::argmax(tensor.primitive(), axis).map(AutodiffTensor::detached)
+    }
+
+    /// An index is not differentiable: the output is an int tensor.
+    fn argmin(tensor: &Self::FloatTensor, axis: usize) -> Result<B::IntTensor> {
+        B::argmin(tensor.primitive(), axis)
     }
 
     // ---- comparisons and masks: the outputs are bool tensors, which record no graph -----------------------

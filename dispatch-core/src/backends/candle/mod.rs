@@ -127,6 +127,45 @@ impl Backend for Candle {
         unary("tanh", tensor, Tensor::tanh)
     }
 
+    fn sqrt(tensor: &Tensor) -> Result<Tensor> {
+        unary("sqrt", tensor, Tensor::sqrt)
+    }
+
+    fn recip(tensor: &Tensor) -> Result<Tensor> {
+        unary("recip", tensor, Tensor::recip)
+    }
+
+    fn abs(tensor: &Tensor) -> Result<Tensor> {
+        unary("abs", tensor, Tensor::abs)
+    }
+
+    fn sin(tensor: &Tensor) -> Result<Tensor> {
+        unary("sin", tensor, Tensor::sin)
+    }
+
+    fn cos(tensor: &Tensor) -> Result<Tensor> {
+        unary("cos", tensor, Tensor::cos)
+    }
+
+    fn erf(tensor: &Tensor) -> Result<Tensor> {
+        unary("erf", tensor, Tensor::erf)
+    }
+
+    fn gelu(tensor: &Tensor) -> Result<Tensor> {
+        unary("gelu", tensor, Tensor::gelu_erf)
+    }
+
+    fn silu(tensor: &Tensor) -> Result<Tensor> {
+        unary("silu", tensor, Tensor::silu)
+    }
+
+    // candle's own `maximum` and `minimum` drop a NaN in the second operand; the host default propagates it, as
+    // ndarray does. `clamp` keeps NaN in candle too.
+    fn clamp(tensor: &Tensor, min: f32, max: f32) -> Result<Tensor> {
+        crate::math::check_clamp_bounds(min, max)?;
+        unary("clamp", tensor, |t| t.clamp(min, max))
+    }
+
     fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
         layout::matmul(lhs, rhs)
     }

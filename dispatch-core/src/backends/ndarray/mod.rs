@@ -18,6 +18,7 @@ pub use self::tensor::NdArrayTensor;
 use crate::backend::{Backend, BaseBackend};
 use crate::device::{BackendDevice, DeviceOf, ParseDeviceError};
 use crate::error::Result;
+use crate::math;
 use crate::shape::Shape;
 
 /// The ndarray backend. Its one device is the host CPU, [`NdArrayDevice`].
@@ -149,6 +150,51 @@ impl Backend for NdArray {
 
     fn tanh(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
         unary("tanh", tensor, f32::tanh)
+    }
+
+    fn sqrt(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        unary("sqrt", tensor, f32::sqrt)
+    }
+
+    fn recip(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        unary("recip", tensor, f32::recip)
+    }
+
+    fn abs(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        unary("abs", tensor, f32::abs)
+    }
+
+    fn sin(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        unary("sin", tensor, f32::sin)
+    }
+
+    fn cos(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        unary("cos", tensor, f32::cos)
+    }
+
+    fn erf(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        unary("erf", tensor, math::erf)
+    }
+
+    fn gelu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        unary("gelu", tensor, math::gelu)
+    }
+
+    fn silu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        unary("silu", tensor, math::silu)
+    }
+
+    fn clamp(tensor: &NdArrayTensor, min: f32, max: f32) -> Result<NdArrayTensor> {
+        math::check_clamp_bounds(min, max)?;
+        unary("clamp", tensor, |x| math::clamp(x, min, max))
+    }
+
+    fn maximum(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
+        binary("maximum", lhs, rhs, math::maximum)
+    }
+
+    fn minimum(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
+        binary("minimum", lhs, rhs, math::minimum)
     }
 
     fn matmul(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {

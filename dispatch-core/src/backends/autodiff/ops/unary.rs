@@ -61,3 +61,108 @@ pub(crate) fn tanh<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<Autodiff
         }
     }))
 }
+
+/// d sqrt(x) = 1 / (2 sqrt(x)): from the output.
+pub(crate) fn sqrt<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::sqrt(input.primitive())?;
+    Ok(AutodiffTensor::unary("sqrt", input, output, |output| {
+        let output = output.clone();
+        move |gradient| B::div(&B::mul_scalar(&gradient, 0.5)?, &output)
+    }))
+}
+
+/// d (1/x) = -1/x² = -(1/x)²: from the output.
+pub(crate) fn recip<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::recip(input.primitive())?;
+    Ok(AutodiffTensor::unary("recip", input, output, |output| {
+        let output = output.clone();
+        move |gradient| B::neg(&B::mul(&B::mul(&gradient, &output)?, &output)?)
+    }))
+}
+
+/// d |x| = sign(x), with 0 at 0.
+pub(crate) fn abs<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::abs(input.primitive())?;
+    Ok(AutodiffTensor::unary("abs", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| {
+            let positive = B::bool_to_float(&B::gt_scalar(&input, 0.0)?)?;
+            let negative = B::bool_to_float(&B::lt_scalar(&input, 0.0)?)?;
+            B::mul(&gradient, &B::sub(&positive, &negative)?)
+        }
+    }))
+}
+
+/// d sin(x) = cos(x).
+pub(crate) fn sin<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::sin(input.primitive())?;
+    Ok(AutodiffTensor::unary("sin", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| B::mul(&gradient, &B::cos(&input)?)
+    }))
+}
+
+/// d cos(x) = -sin(x).
+pub(crate) fn cos<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::cos(input.primitive())?;
+    Ok(AutodiffTensor::unary("cos", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| B::neg(&B::mul(&gradient, &B::sin(&input)?)?)
+    }))
+}
+
+/// `exp(-x²)`, the shape of the normal density that the derivatives of `erf` and `gelu` share, scaled by `scale`.
+fn gaussian<B: BaseBackend>(x: &B::FloatTensor, squared_scale: f32, scale: f32) -> Result<B::FloatTensor> {
+    B::mul_scalar(&B::exp(&B::mul_scalar(&B::mul(x, x)?, -squared_scale)?)?, scale)
+}
+
+/// d erf(x) = 2/√π · exp(-x²).
+pub(crate) fn erf<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::erf(input.primitive())?;
+    Ok(AutodiffTensor::unary("erf", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| B::mul(&gradient, &gaussian::<B>(&input, 1.0, std::f32::consts::FRAC_2_SQRT_PI)?)
+    }))
+}
+
+/// d (x Φ(x)) = Φ(x) + x φ(x), with Φ the standard normal CDF and φ its density.
+pub(crate) fn gelu<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::gelu(input.primitive())?;
+    Ok(AutodiffTensor::unary("gelu", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| {
+            let erf = B::erf(&B::mul_scalar(&input, std::f32::consts::FRAC_1_SQRT_2)?)?;
+            let cdf = B::mul_scalar(&B::add_scalar(&erf, 1.0)?, 0.5)?;
+            // 1/√(2π) = FRAC_1_SQRT_2 · FRAC_2_SQRT_PI / 2
+            let density_scale = std::f32::consts::FRAC_1_SQRT_2 * std::f32::consts::FRAC_2_SQRT_PI * 0.5;
+            let density = gaussian::<B>(&input, 0.5, density_scale)?;
+            B::mul(&gradient, &B::add(&cdf, &B::mul(&input, &density)?)?)
+        }
+    }))
+}
+
+/// d (x σ(x)) = σ(x) (1 + x (1 - σ(x))).
+pub(crate) fn silu<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::silu(input.primitive())?;
+    Ok(AutodiffTensor::unary("silu", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| {
+            let sigmoid = B::sigmoid(&input)?;
+            let one_minus = B::add_scalar(&B::neg(&sigmoid)?, 1.0)?;
+            let derivative = B::mul(&sigmoid, &B::add_scalar(&B::mul(&input, &one_minus)?, 1.0)?)?;
+            B::mul(&gradient, &derivative)
+        }
+    }))
+}
+
+/// d clamp(x) = 1 where `min <= x <= max`, else 0.
+pub(crate) fn clamp<B: BaseBackend>(input: &AutodiffTensor<B>, min: f32, max: f32) -> Result<AutodiffTensor<B>> {
+    let output = B::clamp(input.primitive(), min, max)?;
+    Ok(AutodiffTensor::unary("clamp", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| {
+            let inside = B::bool_and(&B::ge_scalar(&input, min)?, &B::le_scalar(&input, max)?)?;
+            B::mul(&gradient, &B::bool_to_float(&inside)?)
+        }
+    }))
+}
