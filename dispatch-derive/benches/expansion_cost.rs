@@ -93,7 +93,10 @@ fn report_token_counts(series: Series) {
     eprintln!("derive/{}: variants, generated tokens, tokens per variant", series.name());
     for variants in SIZES {
         let expansion = derive::derive(device_enum(series, variants));
-        assert!(!expansion.to_string().contains("compile_error"), "the {variants}-variant enum must expand: {expansion}");
+        assert!(
+            !expansion.to_string().contains("compile_error"),
+            "the {variants}-variant enum must expand: {expansion}"
+        );
         let tokens = token_count(expansion);
         eprintln!("  {variants:>4} {tokens:>9} {:>9.1}", tokens as f64 / variants as f64);
     }
