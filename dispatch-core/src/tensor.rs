@@ -2,6 +2,7 @@
 //! `BoolTensor<B>` for the other kinds.
 
 mod elementwise;
+mod indexing;
 mod kinds;
 
 pub use kinds::{BoolTensor, IntTensor};
@@ -265,6 +266,21 @@ impl<B: Backend> Tensor<B> {
     /// `len` entries of `axis` starting at `start`.
     pub fn narrow(&self, axis: usize, start: usize, len: usize) -> Result<Self> {
         Self::wrap(B::narrow(&self.primitive, axis, start, len))
+    }
+
+    /// The dimensions reordered: dimension `i` of the result is dimension `axes[i]` of this tensor.
+    pub fn permute(&self, axes: impl Into<Vec<usize>>) -> Result<Self> {
+        Self::wrap(B::permute(&self.primitive, axes.into()))
+    }
+
+    /// A dimension of size 1 inserted before dimension `axis`.
+    pub fn unsqueeze(&self, axis: usize) -> Result<Self> {
+        Self::wrap(B::unsqueeze(&self.primitive, axis))
+    }
+
+    /// Dimension `axis`, of size 1, removed.
+    pub fn squeeze(&self, axis: usize) -> Result<Self> {
+        Self::wrap(B::squeeze(&self.primitive, axis))
     }
 
     /// Concatenation along `axis`; every other dimension must agree, and every tensor must be on one device.

@@ -90,6 +90,9 @@ macro_rules! operand {
     ($operands:ident, (::std::vec::Vec<i64>)) => {
         vec![1i64]
     };
+    ($operands:ident, (::std::vec::Vec<usize>)) => {
+        vec![0usize]
+    };
     ($operands:ident, (::std::vec::Vec<bool>)) => {
         vec![true]
     };

@@ -384,3 +384,178 @@ pub fn argmin<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::Int
 pub fn softmax<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
     B::exp(&B::log_softmax(tensor, axis)?)
 }
+
+/// Checks that `axes` names each dimension of `shape` once; the permuted shape.
+pub(crate) fn permuted_shape(shape: &Shape, axes: &[usize]) -> Result<Shape> {
+    let mut seen = vec![false; shape.rank()];
+    let valid = axes.len() == shape.rank()
+        && axes.iter().all(|&axis| axis < shape.rank() && !std::mem::replace(&mut seen[axis], true));
+    if !valid {
+        return Err(Error::invalid(
+            "permute",
+            format!("axes {axes:?} are not a permutation of the {} dimensions of {shape}", shape.rank()),
+        ));
+    }
+    Ok(Shape::new(axes.iter().map(|&axis| shape.dims()[axis]).collect::<Vec<_>>()))
+}
+
+/// Row-major strides of `dims`.
+fn strides(dims: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1; dims.len()];
+    for axis in (0..dims.len().saturating_sub(1)).rev() {
+        strides[axis] = strides[axis + 1] * dims[axis + 1];
+    }
+    strides
+}
+
+/// On the host.
+pub fn permute<B: Backend>(tensor: &B::FloatTensor, axes: Vec<usize>) -> Result<B::FloatTensor> {
+    let shape = B::shape(tensor);
+    let permuted = permuted_shape(&shape, &axes)?;
+    let (values, input_strides) = (B::to_vec(tensor)?, strides(shape.dims()));
+    let out = permuted.dims();
+    let mut output = memory::try_vec("permute", permuted.num_elements())?;
+    for index in 0..permuted.num_elements() {
+        let (mut rest, mut source) = (index, 0);
+        for (position, &size) in out.iter().enumerate().rev() {
+            source += (rest % size) * input_strides[axes[position]];
+            rest /= size;
+        }
+        output.push(values[source]);
+    }
+    B::from_vec(output, permuted, &B::device(tensor))
+}
+
+/// A `reshape` with a size-1 dimension inserted.
+pub fn unsqueeze<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
+    let shape = B::shape(tensor);
+    if axis > shape.rank() {
+        return Err(Error::invalid(
+            "unsqueeze",
+            format!("axis {axis} is past the {} dimensions of {shape}", shape.rank()),
+        ));
+    }
+    let mut dims = shape.dims().to_vec();
+    dims.insert(axis, 1);
+    B::reshape(tensor, Shape::new(dims))
+}
+
+/// A `reshape` with a size-1 dimension removed.
+pub fn squeeze<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
+    let shape = B::shape(tensor);
+    shape.check_axis("squeeze", axis)?;
+    if shape.dims()[axis] != 1 || shape.rank() == 1 {
+        return Err(Error::invalid(
+            "squeeze",
+            format!("axis {axis} of {shape} is not a size-1 dimension of a tensor of rank 2 or more"),
+        ));
+    }
+    let mut dims = shape.dims().to_vec();
+    dims.remove(axis);
+    B::reshape(tensor, Shape::new(dims))
+}
+
+/// The indices of a 1-D int tensor, each checked against `len`, the size of the axis they index.
+fn checked_indices<B: Backend>(op: &'static str, indices: &B::IntTensor, len: usize) -> Result<Vec<usize>> {
+    let shape = B::int_shape(indices);
+    if shape.rank() != 1 {
+        return Err(Error::invalid(op, format!("needs 1-D indices, got shape {shape}")));
+    }
+    B::int_to_vec(indices)?
+        .into_iter()
+        .map(|index| {
+            usize::try_from(index)
+                .ok()
+                .filter(|&index| index < len)
+                .ok_or_else(|| Error::invalid(op, format!("index {index} is out of range for an axis of size {len}")))
+        })
+        .collect()
+}
+
+/// The sizes before `axis`, of it, and after it.
+fn split_at_axis(shape: &Shape, axis: usize) -> (usize, usize, usize) {
+    let dims = shape.dims();
+    (dims[..axis].iter().product(), dims[axis], dims[axis + 1..].iter().product())
+}
+
+/// On the host.
+pub fn index_select<B: Backend>(
+    tensor: &B::FloatTensor,
+    axis: usize,
+    indices: &B::IntTensor,
+) -> Result<B::FloatTensor> {
+    let shape = B::shape(tensor);
+    shape.check_axis("index_select", axis)?;
+    let (outer, len, inner) = split_at_axis(&shape, axis);
+    let picks = checked_indices::<B>("index_select", indices, len)?;
+    let output_shape = shape.with_dim("index_select", axis, picks.len())?;
+    let values = B::to_vec(tensor)?;
+    let mut output = memory::try_vec("index_select", output_shape.num_elements())?;
+    for o in 0..outer {
+        for &pick in &picks {
+            let start = (o * len + pick) * inner;
+            output.extend_from_slice(&values[start..start + inner]);
+        }
+    }
+    B::from_vec(output, output_shape, &B::device(tensor))
+}
+
+/// On the host.
+pub fn select_add<B: Backend>(
+    tensor: &B::FloatTensor,
+    axis: usize,
+    indices: &B::IntTensor,
+    source: &B::FloatTensor,
+) -> Result<B::FloatTensor> {
+    let (shape, source_shape) = (B::shape(tensor), B::shape(source));
+    shape.check_axis("select_add", axis)?;
+    let (outer, len, inner) = split_at_axis(&shape, axis);
+    let picks = checked_indices::<B>("select_add", indices, len)?;
+    if shape.with_dim("select_add", axis, picks.len())? != source_shape {
+        return Err(Error::ShapeMismatch { op: "select_add", lhs: shape, rhs: source_shape });
+    }
+    let (mut output, added) = (B::to_vec(tensor)?, B::to_vec(source)?);
+    for o in 0..outer {
+        for (k, &pick) in picks.iter().enumerate() {
+            let (to, from) = ((o * len + pick) * inner, (o * picks.len() + k) * inner);
+            for i in 0..inner {
+                output[to + i] += added[from + i];
+            }
+        }
+    }
+    B::from_vec(output, shape, &B::device(tensor))
+}
+
+/// `index_select` of the flattened ids, reshaped to `ids.shape + [width]`.
+pub fn embedding<B: Backend>(weights: &B::FloatTensor, ids: &B::IntTensor) -> Result<B::FloatTensor> {
+    let (weights_shape, ids_shape) = (B::shape(weights), B::int_shape(ids));
+    if weights_shape.rank() != 2 {
+        return Err(Error::invalid(
+            "embedding",
+            format!("needs weights of shape [vocabulary, width], got {weights_shape}"),
+        ));
+    }
+    let flat = B::int_reshape(ids, Shape::new([ids_shape.num_elements()]))?;
+    let rows = B::index_select(weights, 0, &flat)?;
+    let mut dims = ids_shape.dims().to_vec();
+    dims.push(weights_shape.dims()[1]);
+    B::reshape(&rows, Shape::new(dims))
+}
+
+/// On the host.
+pub fn one_hot<B: Backend>(indices: &B::IntTensor, classes: usize) -> Result<B::FloatTensor> {
+    let shape = B::int_shape(indices);
+    let mut dims = shape.dims().to_vec();
+    dims.push(classes);
+    let output_shape = Shape::new(dims);
+    output_shape.check_tensor_shape("one_hot")?;
+    let mut output = memory::try_filled("one_hot", output_shape.num_elements(), 0.0)?;
+    for (row, index) in B::int_to_vec(indices)?.into_iter().enumerate() {
+        let class = usize::try_from(index)
+            .ok()
+            .filter(|&class| class < classes)
+            .ok_or_else(|| Error::invalid("one_hot", format!("index {index} is outside 0..{classes}")))?;
+        output[row * classes + class] = 1.0;
+    }
+    B::from_vec(output, output_shape, &B::int_device(indices))
+}

@@ -126,6 +126,31 @@ macro_rules! __backend_ops {
             fn narrow(tensor: Float, axis: usize, start: usize, len: usize) -> Float;
             /// Concatenation along `axis`; every other dimension must agree.
             fn cat(tensors: [Float], axis: usize) -> Float;
+            /// The dimensions reordered: dimension `i` of the output is dimension `axes[i]` of the input; `axes` must
+            /// name every dimension once.
+            fn permute(tensor: Float, axes: (::std::vec::Vec<usize>)) -> Float = permute;
+            /// A dimension of size 1 inserted before dimension `axis` (`axis == rank` appends one). By default a
+            /// `reshape`, so differentiable wherever `reshape` is.
+            fn unsqueeze(tensor: Float, axis: usize) -> Float = unsqueeze;
+            /// Dimension `axis`, which must have size 1, removed (a rank-1 tensor has none to lose). By default a
+            /// `reshape`.
+            fn squeeze(tensor: Float, axis: usize) -> Float = squeeze;
+
+            // ---- indexing: int tensors pick from float ones ---------------------------------------------------
+
+            /// The entries of `axis` at `indices` (a 1-D int tensor), in that order; an index out of range is an
+            /// `Err` naming it. Differentiable in `tensor`.
+            fn index_select(tensor: Float, axis: usize, indices: Int) -> Float = index_select;
+            /// `tensor` with the slices of `source` along `axis` added at `indices` (a 1-D int tensor; repeated
+            /// indices add up): the backward of `index_select`, and `select_assign` by addition. `source` has
+            /// `tensor`'s shape but `indices.len()` along `axis`. Differentiable in both float operands.
+            fn select_add(tensor: Float, axis: usize, indices: Int, source: Float) -> Float = select_add;
+            /// The rows of `weights` (`[vocabulary, width]`) picked by `ids` (int, any shape): shape
+            /// `ids.shape + [width]`. By default `index_select` between two reshapes, so differentiable in `weights`.
+            fn embedding(weights: Float, ids: Int) -> Float = embedding;
+            /// `[.., classes]` rows of 0.0 with 1.0 at each index of `indices` (int, any shape); an index outside
+            /// `0..classes` is an `Err`.
+            fn one_hot(indices: Int, classes: usize) -> Float = one_hot;
 
             // ---- reductions -----------------------------------------------------------------------------------
 

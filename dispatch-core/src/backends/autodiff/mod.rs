@@ -236,6 +236,28 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
         ops::layout::cat(tensors, axis)
     }
 
+    fn permute(tensor: &Self::FloatTensor, axes: Vec<usize>) -> Result<Self::FloatTensor> {
+        ops::layout::permute(tensor, axes)
+    }
+
+    fn index_select(tensor: &Self::FloatTensor, axis: usize, indices: &B::IntTensor) -> Result<Self::FloatTensor> {
+        ops::index::index_select(tensor, axis, indices)
+    }
+
+    fn select_add(
+        tensor: &Self::FloatTensor,
+        axis: usize,
+        indices: &B::IntTensor,
+        source: &Self::FloatTensor,
+    ) -> Result<Self::FloatTensor> {
+        ops::index::select_add(tensor, axis, indices, source)
+    }
+
+    /// The float tensor is a new untracked leaf: indices carry no gradient.
+    fn one_hot(indices: &B::IntTensor, classes: usize) -> Result<Self::FloatTensor> {
+        B::one_hot(indices, classes).map(AutodiffTensor::detached)
+    }
+
     // ---- reductions ---------------------------------------------------------------------------------------------
 
     fn sum(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor> {

@@ -182,6 +182,11 @@ impl Backend for Candle {
         layout::narrow(tensor, axis, start, len)
     }
 
+    fn permute(tensor: &Tensor, axes: Vec<usize>) -> Result<Tensor> {
+        crate::backend::defaults::permuted_shape(&shape_of(tensor), &axes)?;
+        tensor.permute(axes).or_backend("permute")
+    }
+
     fn cat(tensors: &[Tensor], axis: usize) -> Result<Tensor> {
         layout::cat(tensors, axis)
     }

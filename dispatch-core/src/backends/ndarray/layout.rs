@@ -14,6 +14,12 @@ pub(super) fn swap_dims(tensor: &NdArrayTensor, dim0: usize, dim1: usize) -> Res
     Ok(NdArrayTensor::from_shared(array))
 }
 
+/// A view with the axes reordered: nothing is copied.
+pub(super) fn permute(tensor: &NdArrayTensor, axes: Vec<usize>) -> Result<NdArrayTensor> {
+    crate::backend::defaults::permuted_shape(&tensor.shape(), &axes)?;
+    Ok(NdArrayTensor::from_shared(tensor.shared().clone().permuted_axes(axes)))
+}
+
 pub(super) fn reshape(tensor: &NdArrayTensor, shape: &Shape) -> Result<NdArrayTensor> {
     tensor.shape().check_reshape(shape)?;
     let array = tensor.shared();

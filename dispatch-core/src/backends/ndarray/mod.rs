@@ -213,6 +213,10 @@ impl Backend for NdArray {
         layout::narrow(tensor, axis, start, len)
     }
 
+    fn permute(tensor: &NdArrayTensor, axes: Vec<usize>) -> Result<NdArrayTensor> {
+        layout::permute(tensor, axes)
+    }
+
     fn cat(tensors: &[NdArrayTensor], axis: usize) -> Result<NdArrayTensor> {
         layout::cat(tensors, axis)
     }

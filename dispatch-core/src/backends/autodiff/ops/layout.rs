@@ -86,3 +86,15 @@ pub(crate) fn cat<B: BaseBackend>(inputs: &[AutodiffTensor<B>], axis: usize) -> 
         }
     }))
 }
+
+/// The gradient goes back through the inverse permutation.
+pub(crate) fn permute<B: BaseBackend>(input: &AutodiffTensor<B>, axes: Vec<usize>) -> Result<AutodiffTensor<B>> {
+    let output = B::permute(input.primitive(), axes.clone())?;
+    Ok(AutodiffTensor::unary("permute", input, output, |_| {
+        let mut inverse = vec![0; axes.len()];
+        for (position, &axis) in axes.iter().enumerate() {
+            inverse[axis] = position;
+        }
+        move |gradient| B::permute(&gradient, inverse.clone())
+    }))
+}

@@ -2,6 +2,7 @@
 //! op (so values are bit-identical to it) and records a backward rule only when an input records a graph.
 
 pub(crate) mod binary;
+pub(crate) mod index;
 pub(crate) mod layout;
 pub(crate) mod mask;
 pub(crate) mod matmul;

@@ -1,0 +1,130 @@
+//! `permute`, `unsqueeze`, `squeeze`, and picking by int tensors (`index_select`, `select_add`, `embedding`,
+//! `one_hot`) on every backend: values computed by hand, bad indices and axes as typed errors, and gradients
+//! against finite differences of the op's own forward under `Autodiff`.
+
+use dispatch_core::backends::Autodiff;
+use dispatch_core::{Backend, BaseBackend, Error, IntTensor, Result, Tensor};
+use dispatch_tests::close;
+
+fn floats<B: Backend>(data: &[f32], dims: &[usize], device: &B::Device) -> Tensor<B> {
+    Tensor::from_vec(data.to_vec(), dims, device).unwrap()
+}
+
+fn ints<B: Backend>(data: &[i64], dims: &[usize], device: &B::Device) -> IntTensor<B> {
+    IntTensor::from_vec(data.to_vec(), dims, device).unwrap()
+}
+
+#[track_caller]
+fn assert_invalid<T: std::fmt::Debug>(result: Result<T>, op: &str, words: &str) {
+    match result {
+        Err(Error::InvalidArgument { op: reported, reason }) => {
+            assert_eq!(reported, op);
+            assert!(reason.contains(words), "{reason}");
+        }
+        other => panic!("expected InvalidArgument from {op}, got {other:?}"),
+    }
+}
+
+fn permute_squeeze_and_unsqueeze_move_dimensions<B: Backend>(device: &B::Device) {
+    let x = floats::<B>(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0], &[1, 2, 3], device);
+    let permuted = x.permute([2, 0, 1]).unwrap();
+    assert_eq!((permuted.dims(), permuted.to_vec().unwrap()), (vec![3, 1, 2], vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]));
+    assert_invalid(x.permute([0, 0, 1]), "permute", "not a permutation");
+    assert_invalid(x.permute([0, 1]), "permute", "not a permutation");
+    assert_eq!(x.squeeze(0).unwrap().dims(), [2, 3]);
+    assert_invalid(x.squeeze(1), "squeeze", "not a size-1");
+    assert_eq!(x.unsqueeze(3).unwrap().dims(), [1, 2, 3, 1]);
+    assert_eq!(x.unsqueeze(1).unwrap().to_vec().unwrap(), x.to_vec().unwrap());
+    assert_invalid(x.unsqueeze(4), "unsqueeze", "past");
+}
+
+fn index_select_picks_and_select_add_adds_back<B: Backend>(device: &B::Device) {
+    let x = floats::<B>(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2], device);
+    let picked = x.index_select(0, &ints(&[2, 0, 2], &[3], device)).unwrap();
+    assert_eq!((picked.dims(), picked.to_vec().unwrap()), (vec![3, 2], vec![5.0, 6.0, 1.0, 2.0, 5.0, 6.0]));
+    assert_eq!(x.index_select(1, &ints(&[1], &[1], device)).unwrap().to_vec().unwrap(), [2.0, 4.0, 6.0]);
+    assert_invalid(x.index_select(0, &ints(&[3], &[1], device)), "index_select", "index 3 is out of range");
+    assert_invalid(x.index_select(0, &ints(&[-1], &[1], device)), "index_select", "index -1");
+    assert_invalid(x.index_select(0, &ints(&[0, 1], &[1, 2], device)), "index_select", "1-D");
+    // Repeated indices add up.
+    let zeros = Tensor::<B>::zeros([3, 2], device).unwrap();
+    let added = zeros.select_add(0, &ints(&[2, 0, 2], &[3], device), &picked).unwrap();
+    assert_eq!(added.to_vec().unwrap(), [1.0, 2.0, 0.0, 0.0, 10.0, 12.0]);
+    assert!(matches!(
+        zeros.select_add(0, &ints(&[0], &[1], device), &picked),
+        Err(Error::ShapeMismatch { op: "select_add", .. })
+    ));
+}
+
+fn embedding_and_one_hot_follow_the_ids<B: Backend>(device: &B::Device) {
+    let weights = floats::<B>(&[0.0, 0.1, 1.0, 1.1, 2.0, 2.1], &[3, 2], device);
+    let ids = ints::<B>(&[2, 0, 1, 2], &[2, 2], device);
+    let rows = weights.embedding(&ids).unwrap();
+    assert_eq!(rows.dims(), [2, 2, 2]);
+    assert_eq!(rows.to_vec().unwrap(), [2.0, 2.1, 0.0, 0.1, 1.0, 1.1, 2.0, 2.1]);
+    assert_invalid(weights.embedding(&ints(&[3], &[1], device)), "index_select", "out of range");
+    let hot = ints::<B>(&[1, 0, 2], &[3], device).one_hot(3).unwrap();
+    assert_eq!((hot.dims(), hot.to_vec().unwrap()), (vec![3, 3], vec![0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]));
+    assert_invalid(ints::<B>(&[3], &[1], device).one_hot(3), "one_hot", "outside 0..3");
+    assert_invalid(ints::<B>(&[-2], &[1], device).one_hot(3), "one_hot", "index -2");
+}
+
+dispatch_tests::tests_on_every_base_backend!(
+    permute_squeeze_and_unsqueeze_move_dimensions,
+    index_select_picks_and_select_add_adds_back,
+    embedding_and_one_hot_follow_the_ids,
+);
+
+/// `Σ w ⊙ op(x)` differentiated by `Autodiff`, against central differences in f64 of the same forward.
+fn check_gradient<B: BaseBackend>(
+    device: &B::Device,
+    label: &str,
+    x: &[f32],
+    dims: &[usize],
+    op: impl Fn(&Tensor<Autodiff<B>>) -> Result<Tensor<Autodiff<B>>>,
+) {
+    let tracked = floats::<Autodiff<B>>(x, dims, device).require_grad().unwrap();
+    let output = op(&tracked).unwrap();
+    let weights = Tensor::<Autodiff<B>>::random_uniform(output.shape(), -1.0, 1.0, 5, device).unwrap();
+    let analytic = tracked.grad(&output.mul(&weights).unwrap().sum().unwrap().backward().unwrap()).unwrap();
+    let weights: Vec<f64> = weights.to_vec().unwrap().into_iter().map(f64::from).collect();
+    let objective = |values: &[f32]| -> f64 {
+        let output = op(&floats(values, dims, device)).unwrap().to_vec().unwrap();
+        output.iter().zip(&weights).map(|(&y, &w)| f64::from(y) * w).sum()
+    };
+    for (j, &backward) in analytic.to_vec().unwrap().iter().enumerate() {
+        let (mut plus, mut minus) = (x.to_vec(), x.to_vec());
+        plus[j] += 0.01;
+        minus[j] -= 0.01;
+        let numeric = ((objective(&plus) - objective(&minus)) / f64::from(plus[j] - minus[j])) as f32;
+        assert!(close(backward, numeric, 2e-3), "{label}, element {j}: backward {backward} vs {numeric}");
+    }
+}
+
+fn indexing_and_layout_gradients<B: BaseBackend>(device: &B::Device) {
+    let x = [0.3, -1.2, 0.8, 1.5, -0.4, 2.0];
+    check_gradient::<B>(device, "permute", &x, &[1, 2, 3], |x| x.permute([2, 0, 1]));
+    check_gradient::<B>(device, "unsqueeze", &x, &[2, 3], |x| x.unsqueeze(1)?.exp());
+    check_gradient::<B>(device, "index_select", &x, &[3, 2], |x| {
+        x.index_select(0, &ints(&[2, 0, 2], &[3], device))?.tanh()
+    });
+    check_gradient::<B>(device, "embedding", &x, &[3, 2], |x| x.embedding(&ints(&[1, 1, 0], &[3], device)));
+    let base = floats::<Autodiff<B>>(&[1.0; 6], &[3, 2], device);
+    check_gradient::<B>(device, "select_add source", &x[..4], &[2, 2], |source| {
+        base.select_add(0, &ints(&[2, 2], &[2], device), source)?.sigmoid()
+    });
+    let source = floats::<Autodiff<B>>(&[0.5, -0.5], &[1, 2], device);
+    check_gradient::<B>(device, "select_add tensor", &x, &[3, 2], |tensor| {
+        tensor.select_add(0, &ints(&[1], &[1], device), &source)?.sigmoid()
+    });
+}
+
+#[test]
+fn indexing_and_layout_gradients_on_autodiff_ndarray() {
+    indexing_and_layout_gradients::<dispatch_core::backends::NdArray>(&dispatch_core::backends::NdArrayDevice);
+}
+
+#[test]
+fn indexing_and_layout_gradients_on_autodiff_candle() {
+    indexing_and_layout_gradients::<dispatch_core::backends::Candle>(&dispatch_core::backends::CandleDevice::cpu());
+}
