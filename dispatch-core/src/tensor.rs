@@ -4,6 +4,8 @@
 mod elementwise;
 mod indexing;
 mod kinds;
+mod layout;
+mod reductions;
 
 pub use kinds::{BoolTensor, IntTensor};
 
@@ -321,9 +323,9 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::softmax(&self.primitive, axis))
     }
 
-    /// The index of the largest entry along `axis`, as `f32`, keeping the axis with size 1.
-    pub fn argmax(&self, axis: usize) -> Result<Self> {
-        Self::wrap(B::argmax(&self.primitive, axis))
+    /// The index of the largest entry along `axis` (the first on ties), keeping the axis with size 1.
+    pub fn argmax(&self, axis: usize) -> Result<IntTensor<B>> {
+        IntTensor::wrap(B::argmax(&self.primitive, axis))
     }
 
     /// Runs a host function (e.g. a collective) on this tensor's values; differentiable under `Autodiff`.

@@ -1,5 +1,5 @@
-//! `permute`, `unsqueeze`, `squeeze`, and picking by int tensors (`index_select`, `select_add`, `embedding`,
-//! `one_hot`) on every backend: values computed by hand, bad indices and axes as typed errors, and gradients
+//! `permute`, `unsqueeze`, `squeeze`, `expand`, `flip`, `stack`, extremes and variance, and picking by int tensors
+//! (`index_select`, `select_add`, `gather`, `scatter_add`, `embedding`, `one_hot`) on every backend: values computed by hand, bad indices and axes as typed errors, and gradients
 //! against finite differences of the op's own forward under `Autodiff`.
 
 use dispatch_core::backends::Autodiff;
@@ -69,7 +69,49 @@ fn embedding_and_one_hot_follow_the_ids<B: Backend>(device: &B::Device) {
     assert_invalid(ints::<B>(&[-2], &[1], device).one_hot(3), "one_hot", "index -2");
 }
 
+fn expand_flip_and_stack<B: Backend>(device: &B::Device) {
+    let row = floats::<B>(&[1.0, 2.0, 3.0], &[3], device);
+    let expanded = row.expand([2, 3]).unwrap();
+    assert_eq!((expanded.dims(), expanded.to_vec().unwrap()), (vec![2, 3], vec![1.0, 2.0, 3.0, 1.0, 2.0, 3.0]));
+    assert!(matches!(row.expand([2, 4]), Err(Error::ShapeMismatch { op: "expand", .. })));
+    assert!(matches!(expanded.expand([3]), Err(Error::ShapeMismatch { op: "expand", .. })));
+    assert_eq!(expanded.flip([1]).unwrap().to_vec().unwrap(), [3.0, 2.0, 1.0, 3.0, 2.0, 1.0]);
+    let x = floats::<B>(&[1.0, 2.0, 3.0, 4.0], &[2, 2], device);
+    assert_eq!(x.flip([0, 1]).unwrap().to_vec().unwrap(), [4.0, 3.0, 2.0, 1.0]);
+    assert!(matches!(x.flip([2]), Err(Error::InvalidArgument { op: "flip", .. })));
+    let stacked = Tensor::stack(&[row.clone(), row.mul_scalar(2.0).unwrap()], 1).unwrap();
+    assert_eq!((stacked.dims(), stacked.to_vec().unwrap()), (vec![3, 2], vec![1.0, 2.0, 2.0, 4.0, 3.0, 6.0]));
+}
+
+fn extremes_and_variance<B: Backend>(device: &B::Device) {
+    let x = floats::<B>(&[1.0, 5.0, 3.0, -2.0, 0.5, 4.0], &[2, 3], device);
+    assert_eq!(x.max_dim(1).unwrap().to_vec().unwrap(), [5.0, 4.0]);
+    assert_eq!(x.min_dim(0).unwrap().to_vec().unwrap(), [-2.0, 0.5, 3.0]);
+    assert_eq!((x.max().unwrap().to_vec().unwrap(), x.min().unwrap().to_vec().unwrap()), (vec![5.0], vec![-2.0]));
+    let var = x.var_dim(1, 0).unwrap().to_vec().unwrap();
+    dispatch_tests::assert_close(&var, &[8.0 / 3.0, 18.166_666 / 3.0], 1e-6);
+    dispatch_tests::assert_close(&x.var_dim(1, 1).unwrap().to_vec().unwrap(), &[4.0, 9.083_333], 1e-6);
+    assert_invalid(floats::<B>(&[1.0], &[1], device).var_dim(0, 1), "var_dim", "more than 1");
+    assert_invalid(floats::<B>(&[], &[2, 0], device).max_dim(1), "max_dim", "empty");
+    assert!(floats::<B>(&[1.0, f32::NAN], &[2], device).max().unwrap().to_vec().unwrap()[0].is_nan());
+}
+
+fn gather_and_scatter_add<B: Backend>(device: &B::Device) {
+    let x = floats::<B>(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3], device);
+    // For each row, the entries at the given columns (as cross-entropy picks each row's label).
+    let picked = x.gather(1, &ints(&[2, 0, 1, 1], &[2, 2], device)).unwrap();
+    assert_eq!((picked.dims(), picked.to_vec().unwrap()), (vec![2, 2], vec![3.0, 1.0, 5.0, 5.0]));
+    assert_invalid(x.gather(1, &ints(&[3, 0], &[2, 1], device)), "gather", "index 3 is out of range");
+    assert!(matches!(x.gather(1, &ints(&[0, 0, 0], &[3, 1], device)), Err(Error::ShapeMismatch { op: "gather", .. })));
+    let zeros = Tensor::<B>::zeros([2, 3], device).unwrap();
+    let added = zeros.scatter_add(1, &ints(&[2, 0, 1, 1], &[2, 2], device), &picked).unwrap();
+    assert_eq!(added.to_vec().unwrap(), [1.0, 0.0, 3.0, 0.0, 10.0, 0.0]);
+}
+
 dispatch_tests::tests_on_every_base_backend!(
+    expand_flip_and_stack,
+    extremes_and_variance,
+    gather_and_scatter_add,
     permute_squeeze_and_unsqueeze_move_dimensions,
     index_select_picks_and_select_add_adds_back,
     embedding_and_one_hot_follow_the_ids,
@@ -113,9 +155,21 @@ fn indexing_and_layout_gradients<B: BaseBackend>(device: &B::Device) {
     check_gradient::<B>(device, "select_add source", &x[..4], &[2, 2], |source| {
         base.select_add(0, &ints(&[2, 2], &[2], device), source)?.sigmoid()
     });
+    check_gradient::<B>(device, "expand", &x[..3], &[3], |x| x.expand([2, 3])?.exp());
+    check_gradient::<B>(device, "flip", &x, &[2, 3], |x| x.flip([1])?.exp());
+    check_gradient::<B>(device, "stack", &x, &[2, 3], |x| Tensor::stack(&[x.clone(), x.exp()?], 0));
+    check_gradient::<B>(device, "max_dim", &x, &[2, 3], |x| x.max_dim(1));
+    check_gradient::<B>(device, "min_dim", &x, &[2, 3], |x| x.min_dim(0));
+    check_gradient::<B>(device, "max", &x, &[2, 3], |x| x.max());
+    check_gradient::<B>(device, "var_dim", &x, &[2, 3], |x| x.var_dim(1, 1));
+    check_gradient::<B>(device, "gather", &x, &[2, 3], |x| x.gather(1, &ints(&[2, 0, 2, 1], &[2, 2], device))?.exp());
     let source = floats::<Autodiff<B>>(&[0.5, -0.5], &[1, 2], device);
     check_gradient::<B>(device, "select_add tensor", &x, &[3, 2], |tensor| {
         tensor.select_add(0, &ints(&[1], &[1], device), &source)?.sigmoid()
+    });
+    let base = floats::<Autodiff<B>>(&[1.0; 6], &[2, 3], device);
+    check_gradient::<B>(device, "scatter_add source", &x[..4], &[2, 2], |source| {
+        base.scatter_add(1, &ints(&[2, 2, 0, 1], &[2, 2], device), source)?.sigmoid()
     });
 }
 

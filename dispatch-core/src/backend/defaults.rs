@@ -559,3 +559,172 @@ pub fn one_hot<B: Backend>(indices: &B::IntTensor, classes: usize) -> Result<B::
     }
     B::from_vec(output, output_shape, &B::int_device(indices))
 }
+
+/// The largest or smallest entry of each lane along `axis`, NaN where the lane holds NaN.
+fn extreme_dim<B: Backend>(
+    op: &'static str,
+    tensor: &B::FloatTensor,
+    axis: usize,
+    pick: fn(f32, f32) -> f32,
+) -> Result<B::FloatTensor> {
+    let shape = B::shape(tensor);
+    shape.check_axis(op, axis)?;
+    let (outer, len, inner) = split_at_axis(&shape, axis);
+    if len == 0 {
+        return Err(Error::invalid(op, format!("axis {axis} of shape {shape} is empty: it has no extreme entry")));
+    }
+    let values = B::to_vec(tensor)?;
+    let mut output = memory::try_vec(op, outer * inner)?;
+    for o in 0..outer {
+        for i in 0..inner {
+            let lane = (0..len).map(|k| values[(o * len + k) * inner + i]);
+            output.push(lane.reduce(pick).unwrap_or(f32::NAN));
+        }
+    }
+    B::from_vec(output, shape.with_dim(op, axis, 1)?, &B::device(tensor))
+}
+
+/// On the host.
+pub fn max_dim<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
+    extreme_dim::<B>("max_dim", tensor, axis, math::maximum)
+}
+
+/// On the host.
+pub fn min_dim<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
+    extreme_dim::<B>("min_dim", tensor, axis, math::minimum)
+}
+
+/// `max_dim` of the flattened tensor.
+pub fn max<B: Backend>(tensor: &B::FloatTensor) -> Result<B::FloatTensor> {
+    B::max_dim(&B::reshape(tensor, Shape::new([B::shape(tensor).num_elements()]))?, 0)
+}
+
+/// `min_dim` of the flattened tensor.
+pub fn min<B: Backend>(tensor: &B::FloatTensor) -> Result<B::FloatTensor> {
+    B::min_dim(&B::reshape(tensor, Shape::new([B::shape(tensor).num_elements()]))?, 0)
+}
+
+/// `sum((x - mean)²) / (len - correction)` along `axis`, through the backend's own ops.
+pub fn var_dim<B: Backend>(tensor: &B::FloatTensor, axis: usize, correction: usize) -> Result<B::FloatTensor> {
+    let shape = B::shape(tensor);
+    shape.check_axis("var_dim", axis)?;
+    let len = shape.dims()[axis];
+    let Some(divisor) = len.checked_sub(correction).filter(|&divisor| divisor > 0) else {
+        return Err(Error::invalid(
+            "var_dim",
+            format!("needs more than {correction} entries along axis {axis}, got {len}"),
+        ));
+    };
+    let deviation = B::sub(tensor, &B::mean_dim(tensor, axis)?)?;
+    let squares = B::sum_dim(&B::mul(&deviation, &deviation)?, axis)?;
+    B::mul_scalar(&squares, (1.0 / divisor as f64) as f32)
+}
+
+/// An `add` to zeros of `shape`, once the tensor is known to broadcast to exactly that shape.
+pub fn expand<B: Backend>(tensor: &B::FloatTensor, shape: Shape) -> Result<B::FloatTensor> {
+    let own = B::shape(tensor);
+    if Shape::broadcast("expand", &own, &shape)? != shape {
+        return Err(Error::ShapeMismatch { op: "expand", lhs: own, rhs: shape });
+    }
+    B::add(tensor, &B::full(shape, 0.0, &B::device(tensor))?)
+}
+
+/// On the host.
+pub fn flip<B: Backend>(tensor: &B::FloatTensor, axes: Vec<usize>) -> Result<B::FloatTensor> {
+    let shape = B::shape(tensor);
+    for &axis in &axes {
+        shape.check_axis("flip", axis)?;
+    }
+    let (dims, input_strides, values) = (shape.dims(), strides(shape.dims()), B::to_vec(tensor)?);
+    let mut output = memory::try_vec("flip", values.len())?;
+    for index in 0..values.len() {
+        let (mut rest, mut source) = (index, 0);
+        for (axis, &size) in dims.iter().enumerate().rev() {
+            let coordinate = rest % size;
+            rest /= size;
+            let flipped = if axes.contains(&axis) { size - 1 - coordinate } else { coordinate };
+            source += flipped * input_strides[axis];
+        }
+        output.push(values[source]);
+    }
+    B::from_vec(output, shape, &B::device(tensor))
+}
+
+/// `unsqueeze` each tensor at `axis`, then `cat` along it.
+pub fn stack<B: Backend>(tensors: &[B::FloatTensor], axis: usize) -> Result<B::FloatTensor> {
+    let mut parts = memory::try_vec("stack", tensors.len())?;
+    for tensor in tensors {
+        parts.push(B::unsqueeze(tensor, axis)?);
+    }
+    B::cat(&parts, axis)
+}
+
+/// The shape checks of `gather` and `scatter_add`: `indices` matches `shape` but along `axis`; its values.
+fn gather_indices<B: Backend>(
+    op: &'static str,
+    shape: &Shape,
+    axis: usize,
+    indices: &B::IntTensor,
+) -> Result<Vec<usize>> {
+    shape.check_axis(op, axis)?;
+    let index_shape = B::int_shape(indices);
+    let matches = index_shape.rank() == shape.rank()
+        && index_shape.dims().iter().zip(shape.dims()).enumerate().all(|(d, (a, b))| d == axis || a == b);
+    if !matches {
+        return Err(Error::ShapeMismatch { op, lhs: shape.clone(), rhs: index_shape });
+    }
+    let len = shape.dims()[axis];
+    B::int_to_vec(indices)?
+        .into_iter()
+        .map(|index| {
+            usize::try_from(index)
+                .ok()
+                .filter(|&index| index < len)
+                .ok_or_else(|| Error::invalid(op, format!("index {index} is out of range for an axis of size {len}")))
+        })
+        .collect()
+}
+
+/// The row-major position in `shape` of position `index` of `index_shape`, with its `axis` coordinate replaced.
+fn gathered_position(index: usize, index_shape: &[usize], strides: &[usize], axis: usize, along: usize) -> usize {
+    let (mut rest, mut position) = (index, 0);
+    for (d, &size) in index_shape.iter().enumerate().rev() {
+        let coordinate = rest % size;
+        rest /= size;
+        position += if d == axis { along } else { coordinate } * strides[d];
+    }
+    position
+}
+
+/// On the host.
+pub fn gather<B: Backend>(tensor: &B::FloatTensor, axis: usize, indices: &B::IntTensor) -> Result<B::FloatTensor> {
+    let shape = B::shape(tensor);
+    let picks = gather_indices::<B>("gather", &shape, axis, indices)?;
+    let (index_shape, input_strides, values) = (B::int_shape(indices), strides(shape.dims()), B::to_vec(tensor)?);
+    let mut output = memory::try_vec("gather", picks.len())?;
+    for (index, &pick) in picks.iter().enumerate() {
+        output.push(values[gathered_position(index, index_shape.dims(), &input_strides, axis, pick)]);
+    }
+    B::from_vec(output, index_shape, &B::device(tensor))
+}
+
+/// On the host.
+pub fn scatter_add<B: Backend>(
+    tensor: &B::FloatTensor,
+    axis: usize,
+    indices: &B::IntTensor,
+    source: &B::FloatTensor,
+) -> Result<B::FloatTensor> {
+    let shape = B::shape(tensor);
+    let picks = gather_indices::<B>("scatter_add", &shape, axis, indices)?;
+    let (index_shape, source_shape) = (B::int_shape(indices), B::shape(source));
+    if index_shape != source_shape {
+        return Err(Error::ShapeMismatch { op: "scatter_add", lhs: index_shape, rhs: source_shape });
+    }
+    let (input_strides, added) = (strides(shape.dims()), B::to_vec(source)?);
+    let mut output = B::to_vec(tensor)?;
+    for (index, &pick) in picks.iter().enumerate() {
+        output[gathered_position(index, index_shape.dims(), &input_strides, axis, pick)] += added[index];
+    }
+    B::from_vec(output, shape, &B::device(tensor))
+}

@@ -129,6 +129,13 @@ macro_rules! __backend_ops {
             /// The dimensions reordered: dimension `i` of the output is dimension `axes[i]` of the input; `axes` must
             /// name every dimension once.
             fn permute(tensor: Float, axes: (::std::vec::Vec<usize>)) -> Float = permute;
+            /// The tensor broadcast to `shape` (numpy rules: size-1 dimensions stretch, missing ones are added in
+            /// front). By default an `add` to zeros, so its gradient is summed back like any broadcast's.
+            fn expand(tensor: Float, shape: Shape) -> Float = expand;
+            /// The entries of each of `axes` in reverse order.
+            fn flip(tensor: Float, axes: (::std::vec::Vec<usize>)) -> Float = flip;
+            /// `tensors` (of one shape) stacked along a new dimension `axis`. By default `unsqueeze` then `cat`.
+            fn stack(tensors: [Float], axis: usize) -> Float = stack;
             /// A dimension of size 1 inserted before dimension `axis` (`axis == rank` appends one). By default a
             /// `reshape`, so differentiable wherever `reshape` is.
             fn unsqueeze(tensor: Float, axis: usize) -> Float = unsqueeze;
@@ -145,6 +152,13 @@ macro_rules! __backend_ops {
             /// indices add up): the backward of `index_select`, and `select_assign` by addition. `source` has
             /// `tensor`'s shape but `indices.len()` along `axis`. Differentiable in both float operands.
             fn select_add(tensor: Float, axis: usize, indices: Int, source: Float) -> Float = select_add;
+            /// Along `axis`, the entry that `indices` names for each position: `indices` (int) has the tensor's rank,
+            /// its sizes but along `axis`, and the output its shape. An index out of range is an `Err`.
+            /// Differentiable in `tensor`.
+            fn gather(tensor: Float, axis: usize, indices: Int) -> Float = gather;
+            /// `tensor` with each element of `source` added along `axis` at the place `indices` names (the
+            /// backward of `gather`); `source` has `indices`' shape. Differentiable in both float operands.
+            fn scatter_add(tensor: Float, axis: usize, indices: Int, source: Float) -> Float = scatter_add;
             /// The rows of `weights` (`[vocabulary, width]`) picked by `ids` (int, any shape): shape
             /// `ids.shape + [width]`. By default `index_select` between two reshapes, so differentiable in `weights`.
             fn embedding(weights: Float, ids: Int) -> Float = embedding;
@@ -164,12 +178,25 @@ macro_rules! __backend_ops {
             fn mean_dim(tensor: Float, axis: usize) -> Float;
             /// `x - log(sum(exp(x)))` along `axis`, computed stably (the max is subtracted first).
             fn log_softmax(tensor: Float, axis: usize) -> Float;
+            /// The largest entry along `axis`, keeping it with size 1 (NaN for a lane holding NaN). The gradient is
+            /// shared evenly among tied maxima.
+            fn max_dim(tensor: Float, axis: usize) -> Float = max_dim;
+            /// The smallest entry along `axis`, keeping it with size 1; see `max_dim`.
+            fn min_dim(tensor: Float, axis: usize) -> Float = min_dim;
+            /// The largest entry, as a tensor of shape `[1]`. By default `max_dim` of the flattened tensor.
+            fn max(tensor: Float) -> Float = max;
+            /// The smallest entry, as a tensor of shape `[1]`. By default `min_dim` of the flattened tensor.
+            fn min(tensor: Float) -> Float = min;
+            /// The variance along `axis`, keeping it with size 1: the mean squared deviation, divided by
+            /// `len - correction` rather than `len` (0 for the population variance, 1 for the unbiased estimate).
+            /// By default composed from `mean_dim`, `sub`, `mul` and `sum_dim`.
+            fn var_dim(tensor: Float, axis: usize, correction: usize) -> Float = var_dim;
             /// `exp(x) / sum(exp(x))` along `axis`. By default `exp(log_softmax(x))`, composed from this backend's
             /// own ops (so differentiable wherever they are); a backend may fuse it.
             fn softmax(tensor: Float, axis: usize) -> Float = softmax;
-            /// The index of the largest entry along `axis` (the first one on ties), as `f32`, keeping the axis
-            /// with size 1. Not differentiable.
-            fn argmax(tensor: Float, axis: usize) -> Float;
+            /// The index of the largest entry along `axis` (the first one on ties), as an int tensor keeping the
+            /// axis with size 1; an empty axis is an `Err`.
+            fn argmax(tensor: Float, axis: usize) -> Int;
             /// The index of the smallest entry along `axis` (the first one on ties), as an int tensor keeping the
             /// axis with size 1. NaN entries are skipped; an empty axis is an `Err`.
             fn argmin(tensor: Float, axis: usize) -> Int = argmin;

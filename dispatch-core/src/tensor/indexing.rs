@@ -1,4 +1,5 @@
-//! Picking from float tensors by int tensors: `index_select`, its backward `select_add`, `embedding`, `one_hot`.
+//! Picking from float tensors by int tensors: `index_select` and `gather`, their backwards `select_add` and
+//! `scatter_add`, `embedding`, `one_hot`.
 
 use super::{IntTensor, Tensor};
 use crate::backend::Backend;
@@ -13,6 +14,16 @@ impl<B: Backend> Tensor<B> {
     /// This tensor with the slices of `source` along `axis` added at `indices` (1-D; repeated indices add up).
     pub fn select_add(&self, axis: usize, indices: &IntTensor<B>, source: &Self) -> Result<Self> {
         Self::wrap(B::select_add(self.primitive(), axis, indices.primitive(), source.primitive()))
+    }
+
+    /// Along `axis`, the entry `indices` names for each position; the output has `indices`' shape.
+    pub fn gather(&self, axis: usize, indices: &IntTensor<B>) -> Result<Self> {
+        Self::wrap(B::gather(self.primitive(), axis, indices.primitive()))
+    }
+
+    /// This tensor with each element of `source` added along `axis` where `indices` says.
+    pub fn scatter_add(&self, axis: usize, indices: &IntTensor<B>, source: &Self) -> Result<Self> {
+        Self::wrap(B::scatter_add(self.primitive(), axis, indices.primitive(), source.primitive()))
     }
 
     /// The rows of this `[vocabulary, width]` tensor picked by `ids`: shape `ids.shape + [width]`.

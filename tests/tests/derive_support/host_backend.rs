@@ -322,8 +322,8 @@ impl Backend for HostBackend {
         })
     }
 
-    fn argmax(tensor: &VecTensor, axis: usize) -> Result<VecTensor> {
-        tensor.along_axis("argmax", axis, 1, |line| {
+    fn argmax(tensor: &VecTensor, axis: usize) -> Result<HostValues<i64>> {
+        let indices = tensor.along_axis("argmax", axis, 1, |line| {
             let mut best = 0;
             for (i, &x) in line.iter().enumerate() {
                 if x > line[best] {
@@ -331,7 +331,8 @@ impl Backend for HostBackend {
                 }
             }
             vec![best as f32]
-        })
+        })?;
+        HostValues::new("argmax", indices.data.iter().map(|&index| index as i64).collect(), indices.shape)
     }
 
     fn int_from_vec(data: Vec<i64>, shape: Shape, _: &HostDevice) -> Result<HostValues<i64>> {

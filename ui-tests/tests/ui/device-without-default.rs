@@ -79,7 +79,7 @@ impl Backend for Pinned {
     fn sum_dim(t: &Nd, a: usize) -> Result<Nd> { NdArray::sum_dim(t, a) }
     fn mean_dim(t: &Nd, a: usize) -> Result<Nd> { NdArray::mean_dim(t, a) }
     fn log_softmax(t: &Nd, a: usize) -> Result<Nd> { NdArray::log_softmax(t, a) }
-    fn argmax(t: &Nd, a: usize) -> Result<Nd> { NdArray::argmax(t, a) }
+    fn argmax(t: &Nd, a: usize) -> Result<Ints> { NdArray::argmax(t, a) }
     fn host_op(t: &Nd, op: Arc<dyn HostOp>) -> Result<Nd> { NdArray::host_op(t, op) }
     fn int_from_vec(d: Vec<i64>, s: Shape, _: &Core) -> Result<Ints> { NdArray::int_from_vec(d, s, &NdArrayDevice) }
     fn int_to_vec(t: &Ints) -> Result<Vec<i64>> { NdArray::int_to_vec(t) }

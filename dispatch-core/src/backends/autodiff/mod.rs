@@ -240,6 +240,31 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
         ops::layout::permute(tensor, axes)
     }
 
+    fn flip(tensor: &Self::FloatTensor, axes: Vec<usize>) -> Result<Self::FloatTensor> {
+        ops::layout::flip(tensor, axes)
+    }
+
+    fn max_dim(tensor: &Self::FloatTensor, axis: usize) -> Result<Self::FloatTensor> {
+        ops::reduce::max_dim(tensor, axis)
+    }
+
+    fn min_dim(tensor: &Self::FloatTensor, axis: usize) -> Result<Self::FloatTensor> {
+        ops::reduce::min_dim(tensor, axis)
+    }
+
+    fn gather(tensor: &Self::FloatTensor, axis: usize, indices: &B::IntTensor) -> Result<Self::FloatTensor> {
+        ops::index::gather(tensor, axis, indices)
+    }
+
+    fn scatter_add(
+        tensor: &Self::FloatTensor,
+        axis: usize,
+        indices: &B::IntTensor,
+        source: &Self::FloatTensor,
+    ) -> Result<Self::FloatTensor> {
+        ops::index::scatter_add(tensor, axis, indices, source)
+    }
+
     fn index_select(tensor: &Self::FloatTensor, axis: usize, indices: &B::IntTensor) -> Result<Self::FloatTensor> {
         ops::index::index_select(tensor, axis, indices)
     }
@@ -281,8 +306,8 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
     }
 
     /// An index is not differentiable: the output records no graph.
-    fn argmax(tensor: &Self::FloatTensor, axis: usize) -> Result<Self::FloatTensor> {
-        B::argmax(tensor.primitive(), axis).map(AutodiffTensor::detached)
+    fn argmax(tensor: &Self::FloatTensor, axis: usize) -> Result<B::IntTensor> {
+        B::argmax(tensor.primitive(), axis)
     }
 
     /// An index is not differentiable: the output is an int tensor.

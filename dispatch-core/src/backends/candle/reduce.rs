@@ -4,7 +4,7 @@ use candle_core::{DType, Tensor};
 
 use super::error::OrBackend;
 use super::layout::shape_of;
-use super::memory::{check_output, check_output_like, filled};
+use super::memory::{check_output, check_output_like};
 use crate::error::{Error, Result};
 
 pub(super) fn sum(tensor: &Tensor) -> Result<Tensor> {
@@ -18,12 +18,12 @@ pub(super) fn mean(tensor: &Tensor) -> Result<Tensor> {
 }
 
 pub(super) fn sum_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
-    check_reduced_output("sum_dim", tensor, axis)?;
+    check_reduced_output("sum_dim", tensor, axis, DType::F32)?;
     tensor.sum_keepdim(axis).or_backend("sum_dim")
 }
 
 pub(super) fn mean_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
-    check_reduced_output("mean_dim", tensor, axis)?;
+    check_reduced_output("mean_dim", tensor, axis, DType::F32)?;
     let scale = reciprocal(tensor.dims()[axis]);
     tensor.sum_keepdim(axis).and_then(|sums| sums.affine(scale, 0.0)).or_backend("mean_dim")
 }
@@ -53,19 +53,20 @@ pub(super) fn argmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
             format!("axis {axis} of shape {shape} is empty: it has no largest entry"),
         ));
     }
-    check_reduced_output("argmax", tensor, axis)?;
+    check_reduced_output("argmax", tensor, axis, DType::I64)?;
     if tensor.elem_count() == 0 {
         // Another axis is empty, so the result is empty too; candle refuses to reduce an empty tensor.
-        return filled("argmax", &shape.with_dim("argmax", axis, 1)?, 0.0, tensor.device());
+        let dims = shape.with_dim("argmax", axis, 1)?;
+        return Tensor::zeros(dims.dims(), DType::I64, tensor.device()).or_backend("argmax");
     }
-    tensor.argmax_keepdim(axis).and_then(|indices| indices.to_dtype(DType::F32)).or_backend("argmax")
+    tensor.argmax_keepdim(axis).and_then(|indices| indices.to_dtype(DType::I64)).or_backend("argmax")
 }
 
 /// Checks `axis` and the room for the output of a reduction along it, which keeps the axis with size 1. An
 /// empty axis can make the output much larger than the input (`[0, n]` reduces to `[1, n]`).
-fn check_reduced_output(op: &'static str, tensor: &Tensor, axis: usize) -> Result<()> {
+fn check_reduced_output(op: &'static str, tensor: &Tensor, axis: usize, dtype: DType) -> Result<()> {
     let output = shape_of(tensor).with_dim(op, axis, 1)?;
-    check_output(op, tensor.device(), output.num_elements(), DType::F32)
+    check_output(op, tensor.device(), output.num_elements(), dtype)
 }
 
 /// `1 / count`, rounded once, as the ndarray backend scales its means.

@@ -18,6 +18,12 @@ macro_rules! element_tensor {
         }
 
         impl $name {
+            /// Wraps an array computed by an op.
+            #[allow(dead_code)] // no native op builds a bool tensor yet
+            pub(super) fn new(array: ArrayD<$element>) -> Self {
+                Self { array: array.into_shared() }
+            }
+
             pub(super) fn from_vec(data: Vec<$element>, shape: &Shape) -> Result<Self> {
                 shape.check_tensor_shape($from_vec)?;
                 shape.check_data_len($from_vec, data.len())?;

@@ -241,7 +241,7 @@ impl Backend for NdArray {
         reduce::log_softmax(tensor, axis)
     }
 
-    fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+    fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayIntTensor> {
         reduce::argmax(tensor, axis)
     }
 

@@ -2,6 +2,7 @@
 
 use ndarray::{ArrayD, ArrayView1, Axis, IxDyn};
 
+use super::kinds::NdArrayIntTensor;
 use super::tensor::{NdArrayTensor, check_output};
 use crate::error::{Error, Result};
 use crate::shape::Shape;
@@ -45,7 +46,7 @@ pub(super) fn log_softmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArray
     Ok(NdArrayTensor::new(output))
 }
 
-pub(super) fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+pub(super) fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayIntTensor> {
     let shape = tensor.shape();
     shape.check_axis("argmax", axis)?;
     if shape.dims()[axis] == 0 {
@@ -55,8 +56,8 @@ pub(super) fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTenso
         ));
     }
     check_reduced_output("argmax", &shape, axis)?;
-    let indices = tensor.shared().map_axis(Axis(axis), |lane| first_max_index(lane) as f32);
-    Ok(NdArrayTensor::new(indices.insert_axis(Axis(axis))))
+    let indices = tensor.shared().map_axis(Axis(axis), |lane| first_max_index(lane) as i64);
+    Ok(NdArrayIntTensor::new(indices.insert_axis(Axis(axis))))
 }
 
 /// Checks `axis` and the room for the output of a reduction along it, which keeps the axis with size 1. An

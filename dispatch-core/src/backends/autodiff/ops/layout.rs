@@ -98,3 +98,9 @@ pub(crate) fn permute<B: BaseBackend>(input: &AutodiffTensor<B>, axes: Vec<usize
         move |gradient| B::permute(&gradient, inverse.clone())
     }))
 }
+
+/// The gradient is flipped back.
+pub(crate) fn flip<B: BaseBackend>(input: &AutodiffTensor<B>, axes: Vec<usize>) -> Result<AutodiffTensor<B>> {
+    let output = B::flip(input.primitive(), axes.clone())?;
+    Ok(AutodiffTensor::unary("flip", input, output, |_| move |gradient| B::flip(&gradient, axes.clone())))
+}

@@ -55,3 +55,30 @@ pub(crate) fn log_softmax<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize
         }
     }))
 }
+
+/// The gradient of `max_dim` or `min_dim`: shared evenly among the entries equal to the lane's extreme.
+fn extreme_dim<B: BaseBackend>(
+    op: &'static str,
+    input: &AutodiffTensor<B>,
+    axis: usize,
+    output: B::FloatTensor,
+) -> AutodiffTensor<B> {
+    AutodiffTensor::unary(op, input, output, |output| {
+        let (input, output) = (input.primitive().clone(), output.clone());
+        move |gradient| {
+            let picked = B::bool_to_float(&B::eq(&input, &output)?)?;
+            let share = B::div(&picked, &B::sum_dim(&picked, axis)?)?;
+            B::mul(&gradient, &share)
+        }
+    })
+}
+
+pub(crate) fn max_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
+    let output = B::max_dim(input.primitive(), axis)?;
+    Ok(extreme_dim("max_dim", input, axis, output))
+}
+
+pub(crate) fn min_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
+    let output = B::min_dim(input.primitive(), axis)?;
+    Ok(extreme_dim("min_dim", input, axis, output))
+}
