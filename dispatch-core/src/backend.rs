@@ -7,7 +7,10 @@
 //! that list.
 
 pub mod defaults;
+pub(crate) mod module_ops;
 mod ops;
+
+pub use module_ops::{Conv2dOptions, Window2d};
 
 use crate::device::DeviceOf;
 use crate::error::Result;

@@ -5,6 +5,7 @@ mod elementwise;
 mod indexing;
 mod kinds;
 mod layout;
+mod module_ops;
 mod reductions;
 
 pub use kinds::{BoolTensor, IntTensor};

@@ -99,6 +99,10 @@ macro_rules! operand {
     ($operands:ident, (::std::sync::Arc $($host_op:tt)*)) => {
         Arc::new(IdentityHostOp)
     };
+    // Options (`Window2d`, `Conv2dOptions`) and other plain values.
+    ($operands:ident, ($($plain:tt)*)) => {
+        Default::default()
+    };
     ($operands:ident, f32) => {
         1.0f32
     };

@@ -4,6 +4,9 @@
 
 use std::sync::Arc;
 
+pub use crate::backend::module_ops::{
+    adaptive_avg_pool2d, avg_pool2d, conv_transpose2d, conv1d, conv2d, fold2d, max_pool2d, unfold2d,
+};
 use crate::backend::{Backend, HostOp, HostTensor};
 use crate::error::{Error, Result};
 use crate::shape::Shape;

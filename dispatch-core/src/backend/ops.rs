@@ -234,6 +234,30 @@ macro_rules! __backend_ops {
             /// `tensor` (zero gradient where filled).
             fn mask_fill(tensor: Float, mask: Bool, value: f32) -> Float = mask_fill;
 
+            // ---- module ops: convolution and pooling over [batch, channels, height, width] -------------------
+
+            /// im2col: `[n, c, h, w]` to `[n, c * kh * kw, oh * ow]`, one row per channel and tap of `window`, one
+            /// column per output position; taps in the padding read `pad_value`. Differentiable (its backward is
+            /// `fold2d`).
+            fn unfold2d(tensor: Float, window: ($crate::backend::Window2d), pad_value: f32) -> Float = unfold2d;
+            /// col2im, the adjoint of `unfold2d`: columns back to `[n, c, height, width]`, overlapping taps added up.
+            fn fold2d(tensor: Float, height: usize, width: usize, window: ($crate::backend::Window2d)) -> Float = fold2d;
+            /// The 2-D convolution (cross-correlation) of `[n, c, h, w]` by `[out, c / groups, kh, kw]`, without a
+            /// bias. By default `unfold2d` then one batched `matmul` per group.
+            fn conv2d(input: Float, weight: Float, options: ($crate::backend::Conv2dOptions)) -> Float = conv2d;
+            /// The 1-D convolution of `[n, c, length]` by `[out, c / groups, kernel]`: `conv2d` of a height-1 image,
+            /// with the second entries of `options`.
+            fn conv1d(input: Float, weight: Float, options: ($crate::backend::Conv2dOptions)) -> Float = conv1d;
+            /// The transposed 2-D convolution (the gradient of `conv2d` by its input) of `[n, c, h, w]` by
+            /// `[c, out / groups, kh, kw]`. By default one `matmul` per group then `fold2d`.
+            fn conv_transpose2d(input: Float, weight: Float, options: ($crate::backend::Conv2dOptions)) -> Float = conv_transpose2d;
+            /// The largest value of each window (`-inf` in the padding). The gradient is shared among tied maxima.
+            fn max_pool2d(input: Float, window: ($crate::backend::Window2d)) -> Float = max_pool2d;
+            /// The mean of each window, padding counted.
+            fn avg_pool2d(input: Float, window: ($crate::backend::Window2d)) -> Float = avg_pool2d;
+            /// Means over a grid of `[height, width]` nearly equal windows covering the input.
+            fn adaptive_avg_pool2d(input: Float, output: ([usize; 2])) -> Float = adaptive_avg_pool2d;
+
             // ---- int (i64) tensors ----------------------------------------------------------------------------
 
             /// An int tensor holding `data` in row-major order. `data.len()` must equal the shape's element count.

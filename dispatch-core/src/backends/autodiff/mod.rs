@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 pub use tensor::AutodiffTensor;
 
-use crate::backend::{AutodiffBackend, Backend, BaseBackend, HostOp};
+use crate::backend::{AutodiffBackend, Backend, BaseBackend, HostOp, Window2d};
 use crate::error::{Error, Result};
 use crate::gradients::{Gradients, TensorId};
 use crate::shape::Shape;
@@ -238,6 +238,14 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
 
     fn permute(tensor: &Self::FloatTensor, axes: Vec<usize>) -> Result<Self::FloatTensor> {
         ops::layout::permute(tensor, axes)
+    }
+
+    fn unfold2d(tensor: &Self::FloatTensor, window: Window2d, pad_value: f32) -> Result<Self::FloatTensor> {
+        ops::window::unfold2d(tensor, window, pad_value)
+    }
+
+    fn fold2d(tensor: &Self::FloatTensor, height: usize, width: usize, window: Window2d) -> Result<Self::FloatTensor> {
+        ops::window::fold2d(tensor, height, width, window)
     }
 
     fn flip(tensor: &Self::FloatTensor, axes: Vec<usize>) -> Result<Self::FloatTensor> {

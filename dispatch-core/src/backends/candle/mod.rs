@@ -17,7 +17,7 @@ use self::elementwise::{BinaryOp, binary, unary};
 use self::error::OrBackend;
 use self::layout::shape_of;
 use self::memory::{check_output, filled};
-use crate::backend::{Backend, BaseBackend};
+use crate::backend::{Backend, BaseBackend, Conv2dOptions, module_ops};
 use crate::error::Result;
 use crate::shape::Shape;
 
@@ -164,6 +164,21 @@ impl Backend for Candle {
     fn clamp(tensor: &Tensor, min: f32, max: f32) -> Result<Tensor> {
         crate::math::check_clamp_bounds(min, max)?;
         unary("clamp", tensor, |t| t.clamp(min, max))
+    }
+
+    /// candle's own kernel where stride, padding and dilation are the same on both sides (as it takes them), else
+    /// the default. The room for candle's unfolded input and the output is checked first.
+    fn conv2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
+        let geometry = module_ops::conv2d_geometry(&shape_of(input), &shape_of(weight), &options)?;
+        let same = |pair: [usize; 2]| (pair[0] == pair[1]).then_some(pair[0]);
+        let (Some(stride), Some(padding), Some(dilation)) =
+            (same(options.stride), same(options.padding), same(options.dilation))
+        else {
+            return module_ops::conv2d::<Self>(input, weight, options);
+        };
+        check_output("conv2d", input.device(), geometry.columns, input.dtype())?;
+        check_output("conv2d", input.device(), geometry.output.iter().product(), input.dtype())?;
+        input.conv2d(weight, padding, stride, dilation, options.groups).or_backend("conv2d")
     }
 
     fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {

@@ -10,3 +10,4 @@ pub(crate) mod reduce;
 pub(crate) mod scalar;
 pub(crate) mod transfer;
 pub(crate) mod unary;
+pub(crate) mod window;

@@ -1,0 +1,31 @@
+//! The two primitives every convolution and pooling op is composed from: `unfold2d` and `fold2d`, each the
+//! other's adjoint, so each one's backward is the other.
+
+use crate::backend::{BaseBackend, Window2d};
+use crate::backends::autodiff::tensor::AutodiffTensor;
+use crate::error::Result;
+
+/// d unfold2d: the gradient's columns folded back onto the input (padding taps, which read no input, drop out).
+pub(crate) fn unfold2d<B: BaseBackend>(
+    input: &AutodiffTensor<B>,
+    window: Window2d,
+    pad_value: f32,
+) -> Result<AutodiffTensor<B>> {
+    let output = B::unfold2d(input.primitive(), window, pad_value)?;
+    Ok(AutodiffTensor::unary("unfold2d", input, output, |_| {
+        let dims = B::shape(input.primitive()).dims().to_vec();
+        let (height, width) = (dims[2], dims[3]);
+        move |gradient| B::fold2d(&gradient, height, width, window)
+    }))
+}
+
+/// d fold2d: the gradient unfolded again (zeros for the padding, which received nothing).
+pub(crate) fn fold2d<B: BaseBackend>(
+    input: &AutodiffTensor<B>,
+    height: usize,
+    width: usize,
+    window: Window2d,
+) -> Result<AutodiffTensor<B>> {
+    let output = B::fold2d(input.primitive(), height, width, window)?;
+    Ok(AutodiffTensor::unary("fold2d", input, output, |_| move |gradient| B::unfold2d(&gradient, window, 0.0)))
+}

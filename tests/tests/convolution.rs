@@ -1,0 +1,237 @@
+//! Convolution and pooling on every backend: against direct loops in f64 over the same seeded inputs (stride,
+//! padding, dilation and groups), the transposed convolution as the exact adjoint of the convolution, bad geometry
+//! as typed errors, and gradients against finite differences under `Autodiff`.
+
+use dispatch_core::backend::{Conv2dOptions, Window2d};
+use dispatch_core::backends::Autodiff;
+use dispatch_core::{Backend, BaseBackend, Error, Result, Tensor};
+use dispatch_tests::{assert_close, close};
+
+fn random<B: Backend>(dims: &[usize], seed: u64, device: &B::Device) -> Tensor<B> {
+    Tensor::random_uniform(dims, -1.0, 1.0, seed, device).unwrap()
+}
+
+/// `conv2d` by direct loops over every output, tap and channel, in f64.
+fn reference_conv2d(
+    x: &[f32],
+    [n, c, h, w]: [usize; 4],
+    k: &[f32],
+    [o, cg, kh, kw]: [usize; 4],
+    opt: &Conv2dOptions,
+) -> Vec<f32> {
+    let out = |side: usize, size: usize, kernel: usize| {
+        (size + 2 * opt.padding[side] - opt.dilation[side] * (kernel - 1) - 1) / opt.stride[side] + 1
+    };
+    let (oh, ow) = (out(0, h, kh), out(1, w, kw));
+    let og = o / opt.groups;
+    let mut result = Vec::new();
+    for image in 0..n {
+        for oc in 0..o {
+            let group = oc / og;
+            for y in 0..oh {
+                for xo in 0..ow {
+                    let mut sum = 0.0f64;
+                    for ic in 0..cg {
+                        let channel = group * cg + ic;
+                        for i in 0..kh {
+                            for j in 0..kw {
+                                let row = (y * opt.stride[0] + i * opt.dilation[0]) as isize - opt.padding[0] as isize;
+                                let col = (xo * opt.stride[1] + j * opt.dilation[1]) as isize - opt.padding[1] as isize;
+                                if row >= 0 && col >= 0 && (row as usize) < h && (col as usize) < w {
+                                    let input = x[((image * c + channel) * h + row as usize) * w + col as usize];
+                                    sum += f64::from(input) * f64::from(k[((oc * cg + ic) * kh + i) * kw + j]);
+                                }
+                            }
+                        }
+                    }
+                    result.push(sum as f32);
+                }
+            }
+        }
+    }
+    result
+}
+
+fn conv2d_matches_direct_loops<B: Backend>(device: &B::Device) {
+    let cases = [
+        ([2, 3, 5, 6], [4, 3, 3, 3], Conv2dOptions::default()),
+        ([1, 2, 6, 6], [2, 2, 3, 2], Conv2dOptions { stride: [2, 1], padding: [1, 2], ..Default::default() }),
+        ([1, 2, 7, 7], [3, 2, 2, 3], Conv2dOptions { dilation: [2, 3], padding: [1, 1], ..Default::default() }),
+        ([2, 4, 4, 5], [6, 2, 3, 3], Conv2dOptions { groups: 2, padding: [1, 1], ..Default::default() }),
+        (
+            [1, 3, 4, 4],
+            [3, 1, 3, 3],
+            Conv2dOptions { groups: 3, stride: [2, 2], padding: [1, 1], ..Default::default() },
+        ),
+    ];
+    for (seed, (input, weight, options)) in cases.into_iter().enumerate() {
+        let (x, k) = (random::<B>(&input, seed as u64, device), random::<B>(&weight, 100 + seed as u64, device));
+        let output = x.conv2d(&k, options).unwrap();
+        let expected = reference_conv2d(&x.to_vec().unwrap(), input, &k.to_vec().unwrap(), weight, &options);
+        assert_close(&output.to_vec().unwrap(), &expected, 1e-5);
+        assert_eq!(output.dims()[..2], [input[0], weight[0]]);
+    }
+    // conv1d is conv2d of a height-1 image.
+    let (line, kernel) = (random::<B>(&[2, 3, 9], 7, device), random::<B>(&[4, 3, 3], 8, device));
+    let options = Conv2dOptions { stride: [1, 2], padding: [0, 1], ..Default::default() };
+    let output = line.conv1d(&kernel, options).unwrap();
+    let expected =
+        reference_conv2d(&line.to_vec().unwrap(), [2, 3, 1, 9], &kernel.to_vec().unwrap(), [4, 3, 1, 3], &options);
+    assert_eq!(output.dims(), [2, 4, 5]);
+    assert_close(&output.to_vec().unwrap(), &expected, 1e-5);
+}
+
+/// `Σ a ⊙ b` in f64.
+fn dot(a: &[f32], b: &[f32]) -> f64 {
+    a.iter().zip(b).map(|(&x, &y)| f64::from(x) * f64::from(y)).sum()
+}
+
+fn conv_transpose2d_is_the_adjoint_of_conv2d<B: Backend>(device: &B::Device) {
+    // <conv2d(x, w), y> = <x, conv_transpose2d(y, w)> for every x and y: the transposed convolution is exactly the
+    // gradient of the convolution with respect to its input.
+    for (input, weight, options) in [
+        ([1, 2, 7, 6], [3, 2, 3, 3], Conv2dOptions { stride: [2, 2], padding: [1, 1], ..Default::default() }),
+        ([2, 4, 5, 5], [4, 2, 2, 3], Conv2dOptions { groups: 2, dilation: [2, 1], ..Default::default() }),
+    ] {
+        let (x, k) = (random::<B>(&input, 1, device), random::<B>(&weight, 2, device));
+        let forward = x.conv2d(&k, options).unwrap();
+        let y = random::<B>(&forward.dims(), 3, device);
+        // conv2d's weight, [out, in / groups, kh, kw], read as the transposed convolution's [in, out / groups, ..]:
+        // its input is conv2d's output.
+        let [_, _, kh, kw] = weight;
+        let transposed_weight = k.clone();
+        // An output padding that makes the transposed output the input's size again.
+        let mut back_options = options;
+        for side in 0..2 {
+            let kernel = [kh, kw][side];
+            let reach = options.dilation[side] * (kernel - 1) + 1;
+            let span = (forward.dims()[2 + side] - 1) * options.stride[side] + reach;
+            back_options.output_padding[side] = input[2 + side] + 2 * options.padding[side] - span;
+        }
+        let back = y.conv_transpose2d(&transposed_weight, back_options).unwrap();
+        assert_eq!(back.dims(), input);
+        let (lhs, rhs) =
+            (dot(&forward.to_vec().unwrap(), &y.to_vec().unwrap()), dot(&x.to_vec().unwrap(), &back.to_vec().unwrap()));
+        assert!((lhs - rhs).abs() < 1e-4 * lhs.abs().max(1.0), "{lhs} vs {rhs}");
+    }
+}
+
+fn pooling_matches_direct_loops<B: Backend>(device: &B::Device) {
+    let x = Tensor::<B>::from_vec((0..2 * 16).map(|v| ((v * 7) % 11) as f32 - 5.0).collect(), [1, 2, 4, 4], device)
+        .unwrap();
+    let values = x.to_vec().unwrap();
+    let at = |c: usize, r: usize, col: usize| values[(c * 4 + r) * 4 + col];
+    let max = x.max_pool2d(Window2d::new([2, 2]).stride([2, 2])).unwrap();
+    let expected_max: Vec<f32> = (0..2)
+        .flat_map(|c| {
+            (0..4).map(move |cell| {
+                let (r, col) = (cell / 2 * 2, cell % 2 * 2);
+                [at(c, r, col), at(c, r, col + 1), at(c, r + 1, col), at(c, r + 1, col + 1)]
+                    .into_iter()
+                    .fold(f32::NEG_INFINITY, f32::max)
+            })
+        })
+        .collect();
+    assert_eq!((max.dims(), max.to_vec().unwrap()), (vec![1, 2, 2, 2], expected_max));
+    // Padding never wins a max: it reads -inf.
+    let padded = x.mul_scalar(-1.0).unwrap().abs().unwrap().neg().unwrap();
+    let padded_max = padded.max_pool2d(Window2d::new([3, 3]).padding([1, 1])).unwrap().to_vec().unwrap();
+    assert!(padded_max.iter().all(|&v| v <= 0.0), "{padded_max:?}");
+    let avg = x.avg_pool2d(Window2d::new([2, 2]).stride([2, 2])).unwrap().to_vec().unwrap();
+    let adaptive = x.adaptive_avg_pool2d([2, 2]).unwrap().to_vec().unwrap();
+    assert_close(&avg, &adaptive, 1e-6);
+    assert_close(&avg[..1], &[(at(0, 0, 0) + at(0, 0, 1) + at(0, 1, 0) + at(0, 1, 1)) / 4.0], 1e-6);
+    // 4 cells into 3 windows: [0, 2), [1, 3), [2, 4).
+    let uneven = x.adaptive_avg_pool2d([3, 1]).unwrap().to_vec().unwrap();
+    let row_mean = |c: usize, rows: std::ops::Range<usize>| {
+        let count = rows.len() as f32 * 4.0;
+        rows.flat_map(|r| (0..4).map(move |col| (r, col))).map(|(r, col)| at(c, r, col)).sum::<f32>() / count
+    };
+    assert_close(&uneven[..3], &[row_mean(0, 0..2), row_mean(0, 1..3), row_mean(0, 2..4)], 1e-6);
+}
+
+fn bad_geometry_is_an_error<B: Backend>(device: &B::Device) {
+    let (x, k) = (random::<B>(&[1, 2, 3, 3], 1, device), random::<B>(&[2, 2, 4, 4], 2, device));
+    let invalid = |result: Result<Tensor<B>>, op: &str| {
+        assert!(matches!(&result, Err(Error::InvalidArgument { op: reported, .. }) if *reported == op), "{result:?}");
+    };
+    invalid(x.conv2d(&k, Conv2dOptions::default()), "conv2d");
+    invalid(
+        x.conv2d(&random(&[2, 2, 2, 2], 3, device), Conv2dOptions { stride: [0, 1], ..Default::default() }),
+        "conv2d",
+    );
+    invalid(x.conv2d(&random(&[3, 1, 2, 2], 3, device), Conv2dOptions { groups: 2, ..Default::default() }), "conv2d");
+    invalid(x.conv2d(&random(&[2, 3, 2, 2], 3, device), Conv2dOptions::default()), "conv2d");
+    invalid(random::<B>(&[2, 3], 4, device).conv2d(&k, Conv2dOptions::default()), "conv2d");
+    invalid(x.max_pool2d(Window2d::new([4, 1])), "max_pool2d");
+    invalid(x.adaptive_avg_pool2d([0, 1]), "adaptive_avg_pool2d");
+    invalid(
+        x.conv_transpose2d(
+            &random(&[2, 1, 2, 2], 5, device),
+            Conv2dOptions { output_padding: [1, 0], ..Default::default() },
+        ),
+        "conv_transpose2d",
+    );
+}
+
+dispatch_tests::tests_on_every_base_backend!(
+    conv2d_matches_direct_loops,
+    conv_transpose2d_is_the_adjoint_of_conv2d,
+    pooling_matches_direct_loops,
+    bad_geometry_is_an_error,
+);
+
+/// The gradient of `Σ w ⊙ op(x)` by `x` under `Autodiff`, against central differences in f64 of the same op.
+fn check_gradient<B: BaseBackend>(
+    device: &B::Device,
+    label: &str,
+    dims: &[usize],
+    op: impl Fn(&Tensor<Autodiff<B>>) -> Result<Tensor<Autodiff<B>>>,
+) {
+    let x = random::<Autodiff<B>>(dims, 11, device).to_vec().unwrap();
+    let tracked = Tensor::<Autodiff<B>>::from_vec(x.clone(), dims, device).unwrap().require_grad().unwrap();
+    let output = op(&tracked).unwrap();
+    let weights = random::<Autodiff<B>>(&output.dims(), 12, device);
+    let analytic = tracked.grad(&output.mul(&weights).unwrap().sum().unwrap().backward().unwrap()).unwrap();
+    let weights = weights.to_vec().unwrap();
+    let objective = |values: &[f32]| {
+        let output = op(&Tensor::from_vec(values.to_vec(), dims, device).unwrap()).unwrap().to_vec().unwrap();
+        dot(&output, &weights)
+    };
+    for (j, &backward) in analytic.to_vec().unwrap().iter().enumerate() {
+        let (mut plus, mut minus) = (x.clone(), x.clone());
+        plus[j] += 0.01;
+        minus[j] -= 0.01;
+        let numeric = ((objective(&plus) - objective(&minus)) / f64::from(plus[j] - minus[j])) as f32;
+        assert!(close(backward, numeric, 2e-3), "{label}, element {j}: backward {backward} vs {numeric}");
+    }
+}
+
+fn module_gradients<B: BaseBackend>(device: &B::Device) {
+    let weight = random::<Autodiff<B>>(&[4, 1, 2, 3], 21, device);
+    let options = Conv2dOptions { groups: 2, padding: [1, 0], stride: [2, 1], ..Default::default() };
+    check_gradient::<B>(device, "conv2d input", &[1, 2, 4, 5], |x| x.conv2d(&weight, options));
+    let input = random::<Autodiff<B>>(&[1, 2, 4, 5], 22, device);
+    check_gradient::<B>(device, "conv2d weight", &[4, 1, 2, 3], |w| input.conv2d(w, options));
+    let transposed = random::<Autodiff<B>>(&[2, 3, 3, 2], 23, device);
+    let stride = Conv2dOptions { stride: [2, 2], padding: [1, 0], ..Default::default() };
+    check_gradient::<B>(device, "conv_transpose2d", &[1, 2, 3, 3], |x| x.conv_transpose2d(&transposed, stride));
+    // Offsets 3 apart added to inputs in [-1, 1]: no two values of a window come within the step of a tie.
+    let offsets: Vec<f32> = (0..16).map(|v| (v * 5 % 16) as f32 * 3.0).collect();
+    let offsets = Tensor::<Autodiff<B>>::from_vec(offsets, [1, 1, 4, 4], device).unwrap();
+    check_gradient::<B>(device, "max_pool2d", &[1, 1, 4, 4], |x| {
+        x.add(&offsets)?.max_pool2d(Window2d::new([2, 2]).stride([2, 2]))
+    });
+    check_gradient::<B>(device, "avg_pool2d", &[1, 2, 4, 4], |x| x.avg_pool2d(Window2d::new([3, 3]).padding([1, 1])));
+    check_gradient::<B>(device, "adaptive_avg_pool2d", &[1, 2, 5, 4], |x| x.adaptive_avg_pool2d([3, 2]));
+}
+
+#[test]
+fn module_gradients_on_autodiff_ndarray() {
+    module_gradients::<dispatch_core::backends::NdArray>(&dispatch_core::backends::NdArrayDevice);
+}
+
+#[test]
+fn module_gradients_on_autodiff_candle() {
+    module_gradients::<dispatch_core::backends::Candle>(&dispatch_core::backends::CandleDevice::cpu());
+}
