@@ -13,6 +13,41 @@ pub fn proptest_config(cases: u32, regressions_file: &'static str) -> Config {
     }
 }
 
+/// A float tensor of `data` (row-major) on `device`; panics on bad input, as a test should.
+pub fn floats<B: dispatch_core::Backend>(data: &[f32], dims: &[usize], device: &B::Device) -> dispatch_core::Tensor<B> {
+    dispatch_core::Tensor::from_vec(data.to_vec(), dims, device).unwrap()
+}
+
+/// An int tensor of `data` (row-major) on `device`.
+pub fn ints<B: dispatch_core::Backend>(
+    data: &[i64],
+    dims: &[usize],
+    device: &B::Device,
+) -> dispatch_core::IntTensor<B> {
+    dispatch_core::IntTensor::from_vec(data.to_vec(), dims, device).unwrap()
+}
+
+/// A bool tensor of `data` (row-major) on `device`.
+pub fn bools<B: dispatch_core::Backend>(
+    data: &[bool],
+    dims: &[usize],
+    device: &B::Device,
+) -> dispatch_core::BoolTensor<B> {
+    dispatch_core::BoolTensor::from_vec(data.to_vec(), dims, device).unwrap()
+}
+
+/// Asserts that `result` is an `InvalidArgument` of `op` whose reason contains `words`.
+#[track_caller]
+pub fn assert_invalid_argument<T: std::fmt::Debug>(result: dispatch_core::Result<T>, op: &str, words: &str) {
+    match result {
+        Err(dispatch_core::Error::InvalidArgument { op: reported, reason }) => {
+            assert_eq!(reported, op);
+            assert!(reason.contains(words), "{reason}");
+        }
+        other => panic!("expected InvalidArgument from {op}, got {other:?}"),
+    }
+}
+
 /// A host op that only passes values through.
 pub struct IdentityHostOp;
 

@@ -4,29 +4,7 @@
 
 use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::{AutodiffDevice, Backend, BoolTensor, Dispatch, Error, IntTensor, Result, Tensor};
-
-fn ints<B: Backend>(data: &[i64], dims: &[usize], device: &B::Device) -> IntTensor<B> {
-    IntTensor::from_vec(data.to_vec(), dims, device).unwrap()
-}
-
-fn bools<B: Backend>(data: &[bool], dims: &[usize], device: &B::Device) -> BoolTensor<B> {
-    BoolTensor::from_vec(data.to_vec(), dims, device).unwrap()
-}
-
-fn floats<B: Backend>(data: &[f32], dims: &[usize], device: &B::Device) -> Tensor<B> {
-    Tensor::from_vec(data.to_vec(), dims, device).unwrap()
-}
-
-#[track_caller]
-fn assert_invalid<T: std::fmt::Debug>(result: Result<T>, op: &str, words: &str) {
-    match result {
-        Err(Error::InvalidArgument { op: reported, reason }) => {
-            assert_eq!(reported, op);
-            assert!(reason.contains(words), "{reason}");
-        }
-        other => panic!("expected InvalidArgument from {op}, got {other:?}"),
-    }
-}
+use dispatch_tests::{assert_invalid_argument, bools, floats, ints};
 
 fn int_tensors_keep_their_values_shape_and_device<B: Backend>(device: &B::Device) {
     let matrix = ints::<B>(&[1, -2, 3, i64::MAX, i64::MIN, 0], &[2, 3], device);
@@ -52,8 +30,12 @@ fn int_arithmetic_broadcasts_wraps_and_refuses_division_by_zero<B: Backend>(devi
     let max = ints::<B>(&[i64::MAX], &[1], device);
     assert_eq!(max.add_scalar(1).unwrap().to_vec().unwrap(), [i64::MIN]);
     assert_eq!(max.mul_scalar(2).unwrap().to_vec().unwrap(), [-2]);
-    assert_invalid(row.div(&ints::<B>(&[1, 0, 1], &[3], device)), "int_div", "division by zero");
-    assert_invalid(ints::<B>(&[i64::MIN], &[1], device).div(&ints::<B>(&[-1], &[1], device)), "int_div", "overflows");
+    assert_invalid_argument(row.div(&ints::<B>(&[1, 0, 1], &[3], device)), "int_div", "division by zero");
+    assert_invalid_argument(
+        ints::<B>(&[i64::MIN], &[1], device).div(&ints::<B>(&[-1], &[1], device)),
+        "int_div",
+        "overflows",
+    );
     assert!(matches!(row.add(&ints::<B>(&[1, 2], &[2], device)), Err(Error::ShapeMismatch { op: "int_add", .. })));
     assert_eq!(row.sum().unwrap().to_vec().unwrap(), [6]);
     assert_eq!(row.eq(&ints::<B>(&[1, 0, 3], &[3], device)).unwrap().to_vec().unwrap(), [true, false, true]);

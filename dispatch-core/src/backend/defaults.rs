@@ -88,10 +88,10 @@ fn map<T: Copy, U>(op: &'static str, values: &[T], f: impl Fn(T) -> U) -> Result
     Ok(mapped)
 }
 
-/// The float comparisons: tensor against tensor, broadcasting.
+/// The float comparisons, each tensor against tensor (broadcasting) and tensor against a scalar.
 macro_rules! float_comparisons {
-    ($($(#[$doc:meta])* $name:ident: $compare:expr;)*) => {$(
-        $(#[$doc])*
+    ($($name:ident, $scalar_name:ident: $compare:expr;)*) => {$(
+        /// On the host, broadcasting.
         pub fn $name<B: Backend>(lhs: &B::FloatTensor, rhs: &B::FloatTensor) -> Result<B::BoolTensor> {
             let (a, b) = (B::to_vec(lhs)?, B::to_vec(rhs)?);
             let compare: fn(f32, f32) -> bool = $compare;
@@ -99,49 +99,23 @@ macro_rules! float_comparisons {
                 zip(stringify!($name), (&a, &B::shape(lhs)), (&b, &B::shape(rhs)), |x, y| Ok(compare(x, y)))?;
             B::bool_from_vec(values, shape, &B::device(lhs))
         }
-    )*};
-}
 
-/// The float comparisons: tensor against a scalar.
-macro_rules! float_scalar_comparisons {
-    ($($(#[$doc:meta])* $name:ident: $compare:expr;)*) => {$(
-        $(#[$doc])*
-        pub fn $name<B: Backend>(tensor: &B::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
+        /// On the host.
+        pub fn $scalar_name<B: Backend>(tensor: &B::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
             let compare: fn(f32, f32) -> bool = $compare;
-            let values = map(stringify!($name), &B::to_vec(tensor)?, |x| compare(x, scalar))?;
+            let values = map(stringify!($scalar_name), &B::to_vec(tensor)?, |x| compare(x, scalar))?;
             B::bool_from_vec(values, B::shape(tensor), &B::device(tensor))
         }
     )*};
 }
 
 float_comparisons! {
-    /// On the host, broadcasting.
-    eq: |a, b| a == b;
-    /// On the host, broadcasting.
-    ne: |a, b| a != b;
-    /// On the host, broadcasting.
-    lt: |a, b| a < b;
-    /// On the host, broadcasting.
-    le: |a, b| a <= b;
-    /// On the host, broadcasting.
-    gt: |a, b| a > b;
-    /// On the host, broadcasting.
-    ge: |a, b| a >= b;
-}
-
-float_scalar_comparisons! {
-    /// On the host.
-    eq_scalar: |a, b| a == b;
-    /// On the host.
-    ne_scalar: |a, b| a != b;
-    /// On the host.
-    lt_scalar: |a, b| a < b;
-    /// On the host.
-    le_scalar: |a, b| a <= b;
-    /// On the host.
-    gt_scalar: |a, b| a > b;
-    /// On the host.
-    ge_scalar: |a, b| a >= b;
+    eq, eq_scalar: |a, b| a == b;
+    ne, ne_scalar: |a, b| a != b;
+    lt, lt_scalar: |a, b| a < b;
+    le, le_scalar: |a, b| a <= b;
+    gt, gt_scalar: |a, b| a > b;
+    ge, ge_scalar: |a, b| a >= b;
 }
 
 /// On the host: the three operands broadcast to one shape.
