@@ -60,6 +60,12 @@ fn expand_flip_and_stack<B: Backend>(device: &B::Device) {
     let x = floats::<B>(&[1.0, 2.0, 3.0, 4.0], &[2, 2], device);
     assert_eq!(x.flip([0, 1]).unwrap().to_vec().unwrap(), [4.0, 3.0, 2.0, 1.0]);
     assert!(matches!(x.flip([2]), Err(Error::InvalidArgument { op: "flip", .. })));
+    let tiled = x.repeat([2, 3]).unwrap();
+    assert_eq!(tiled.dims(), [4, 6]);
+    assert_eq!(tiled.narrow(0, 0, 1).unwrap().to_vec().unwrap(), [1.0, 2.0, 1.0, 2.0, 1.0, 2.0]);
+    assert_eq!(tiled.narrow(0, 2, 1).unwrap().to_vec().unwrap(), [1.0, 2.0, 1.0, 2.0, 1.0, 2.0]);
+    assert_eq!(tiled.narrow(0, 3, 1).unwrap().to_vec().unwrap(), [3.0, 4.0, 3.0, 4.0, 3.0, 4.0]);
+    assert_invalid_argument(x.repeat([2]), "repeat", "one count per dimension");
     let stacked = Tensor::stack(&[row.clone(), row.mul_scalar(2.0).unwrap()], 1).unwrap();
     assert_eq!((stacked.dims(), stacked.to_vec().unwrap()), (vec![3, 2], vec![1.0, 2.0, 2.0, 4.0, 3.0, 6.0]));
 }
@@ -138,6 +144,7 @@ fn indexing_and_layout_gradients<B: BaseBackend>(device: &B::Device) {
     });
     check_gradient::<B>(device, "expand", &x[..3], &[3], |x| x.expand([2, 3])?.exp());
     check_gradient::<B>(device, "flip", &x, &[2, 3], |x| x.flip([1])?.exp());
+    check_gradient::<B>(device, "repeat", &x, &[2, 3], |x| x.repeat([2, 2])?.exp());
     check_gradient::<B>(device, "stack", &x, &[2, 3], |x| Tensor::stack(&[x.clone(), x.exp()?], 0));
     check_gradient::<B>(device, "max_dim", &x, &[2, 3], |x| x.max_dim(1));
     check_gradient::<B>(device, "min_dim", &x, &[2, 3], |x| x.min_dim(0));

@@ -40,6 +40,12 @@ fn int_arithmetic_broadcasts_wraps_and_refuses_division_by_zero<B: Backend>(devi
     assert_eq!(row.sum().unwrap().to_vec().unwrap(), [6]);
     assert_eq!(row.eq(&ints::<B>(&[1, 0, 3], &[3], device)).unwrap().to_vec().unwrap(), [true, false, true]);
     assert_eq!(row.eq_scalar(2).unwrap().to_vec().unwrap(), [false, true, false]);
+    let twos = ints::<B>(&[2], &[1], device);
+    assert_eq!(row.lt(&twos).unwrap().to_vec().unwrap(), [true, false, false]);
+    assert_eq!(row.le(&twos).unwrap().to_vec().unwrap(), [true, true, false]);
+    assert_eq!(row.gt(&twos).unwrap().to_vec().unwrap(), [false, false, true]);
+    assert_eq!(row.ge(&twos).unwrap().to_vec().unwrap(), [false, true, true]);
+    assert_eq!(column.lt(&row).unwrap().dims(), [2, 3]);
     assert_eq!(row.float().unwrap().to_vec().unwrap(), [1.0, 2.0, 3.0]);
 }
 

@@ -211,11 +211,26 @@ pub fn int_sum<B: Backend>(tensor: &B::IntTensor) -> Result<B::IntTensor> {
     B::int_from_vec(vec![sum], Shape::new([1]), &B::int_device(tensor))
 }
 
-/// On the host, broadcasting.
-pub fn int_eq<B: Backend>(lhs: &B::IntTensor, rhs: &B::IntTensor) -> Result<B::BoolTensor> {
-    let (a, b) = (B::int_to_vec(lhs)?, B::int_to_vec(rhs)?);
-    let (values, shape) = zip("int_eq", (&a, &B::int_shape(lhs)), (&b, &B::int_shape(rhs)), |x, y| Ok(x == y))?;
-    B::bool_from_vec(values, shape, &B::int_device(lhs))
+/// The int comparisons of two tensors: on the host, broadcasting.
+macro_rules! int_comparisons {
+    ($($name:ident: $compare:expr;)*) => {$(
+        /// On the host, broadcasting.
+        pub fn $name<B: Backend>(lhs: &B::IntTensor, rhs: &B::IntTensor) -> Result<B::BoolTensor> {
+            let (a, b) = (B::int_to_vec(lhs)?, B::int_to_vec(rhs)?);
+            let compare: fn(i64, i64) -> bool = $compare;
+            let (values, shape) =
+                zip(stringify!($name), (&a, &B::int_shape(lhs)), (&b, &B::int_shape(rhs)), |x, y| Ok(compare(x, y)))?;
+            B::bool_from_vec(values, shape, &B::int_device(lhs))
+        }
+    )*};
+}
+
+int_comparisons! {
+    int_eq: |a, b| a == b;
+    int_lt: |a, b| a < b;
+    int_le: |a, b| a <= b;
+    int_gt: |a, b| a > b;
+    int_ge: |a, b| a >= b;
 }
 
 /// On the host.
@@ -704,4 +719,27 @@ pub fn scatter_add<B: Backend>(
         output[gathered_position(index, index_shape.dims(), &input_strides, axis, pick)] += added[index];
     }
     B::from_vec(output, shape, &B::device(tensor))
+}
+
+/// Per dimension: a new axis in front of it, `expand`ed to `times`, then merged into it by `reshape`.
+pub fn repeat<B: Backend>(tensor: &B::FloatTensor, times: Vec<usize>) -> Result<B::FloatTensor> {
+    let shape = B::shape(tensor);
+    if times.len() != shape.rank() {
+        return Err(Error::invalid("repeat", format!("needs one count per dimension of {shape}, got {times:?}")));
+    }
+    let mut tiled = tensor.clone();
+    for (axis, &count) in times.iter().enumerate() {
+        if count == 1 {
+            continue;
+        }
+        let mut dims = B::shape(&tiled).dims().to_vec();
+        let stretched = B::unsqueeze(&tiled, axis)?;
+        let mut expanded = dims.clone();
+        expanded.insert(axis, count);
+        let expanded = B::expand(&stretched, Shape::new(expanded))?;
+        dims[axis] =
+            dims[axis].checked_mul(count).ok_or_else(|| Error::invalid("repeat", "the output is too large"))?;
+        tiled = B::reshape(&expanded, Shape::new(dims))?;
+    }
+    Ok(tiled)
 }

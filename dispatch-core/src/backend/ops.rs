@@ -134,6 +134,9 @@ macro_rules! __backend_ops {
             fn expand(tensor: Float, shape: Shape) -> Float = expand;
             /// The entries of each of `axes` in reverse order.
             fn flip(tensor: Float, axes: (::std::vec::Vec<usize>)) -> Float = flip;
+            /// The tensor tiled `times[d]` times along each dimension `d` (`times` has one entry per dimension).
+            /// By default `unsqueeze`, `expand` and `reshape` per dimension, so differentiable wherever they are.
+            fn repeat(tensor: Float, times: (::std::vec::Vec<usize>)) -> Float = repeat;
             /// `tensors` (of one shape) stacked along a new dimension `axis`. By default `unsqueeze` then `cat`.
             fn stack(tensors: [Float], axis: usize) -> Float = stack;
             /// A dimension of size 1 inserted before dimension `axis` (`axis == rank` appends one). By default a
@@ -291,6 +294,14 @@ macro_rules! __backend_ops {
             fn int_eq(lhs: Int, rhs: Int) -> Bool = int_eq;
             /// `tensor == scalar`, element-wise.
             fn int_eq_scalar(tensor: Int, scalar: i64) -> Bool = int_eq_scalar;
+            /// `lhs < rhs`, element-wise, broadcasting.
+            fn int_lt(lhs: Int, rhs: Int) -> Bool = int_lt;
+            /// `lhs <= rhs`, element-wise, broadcasting.
+            fn int_le(lhs: Int, rhs: Int) -> Bool = int_le;
+            /// `lhs > rhs`, element-wise, broadcasting.
+            fn int_gt(lhs: Int, rhs: Int) -> Bool = int_gt;
+            /// `lhs >= rhs`, element-wise, broadcasting.
+            fn int_ge(lhs: Int, rhs: Int) -> Bool = int_ge;
             /// The same elements under another shape with the same element count.
             fn int_reshape(tensor: Int, shape: Shape) -> Int = int_reshape;
             /// The values as a float tensor (the nearest `f32` for values beyond 2^24).

@@ -156,6 +156,26 @@ impl<B: Backend> IntTensor<B> {
         BoolTensor::wrap(B::int_eq_scalar(&self.primitive, scalar))
     }
 
+    /// `self < other`, element-wise, broadcasting.
+    pub fn lt(&self, other: &Self) -> Result<BoolTensor<B>> {
+        BoolTensor::wrap(B::int_lt(&self.primitive, &other.primitive))
+    }
+
+    /// `self <= other`, element-wise, broadcasting.
+    pub fn le(&self, other: &Self) -> Result<BoolTensor<B>> {
+        BoolTensor::wrap(B::int_le(&self.primitive, &other.primitive))
+    }
+
+    /// `self > other`, element-wise, broadcasting.
+    pub fn gt(&self, other: &Self) -> Result<BoolTensor<B>> {
+        BoolTensor::wrap(B::int_gt(&self.primitive, &other.primitive))
+    }
+
+    /// `self >= other`, element-wise, broadcasting.
+    pub fn ge(&self, other: &Self) -> Result<BoolTensor<B>> {
+        BoolTensor::wrap(B::int_ge(&self.primitive, &other.primitive))
+    }
+
     /// The same elements under another shape with the same element count.
     pub fn reshape(&self, shape: impl Into<Shape>) -> Result<Self> {
         Self::wrap(B::int_reshape(&self.primitive, shape.into()))

@@ -16,6 +16,11 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::flip(self.primitive(), axes.into()))
     }
 
+    /// This tensor tiled `times[d]` times along each dimension `d`.
+    pub fn repeat(&self, times: impl Into<Vec<usize>>) -> Result<Self> {
+        Self::wrap(B::repeat(self.primitive(), times.into()))
+    }
+
     /// `tensors`, of one shape, stacked along a new dimension `axis`.
     pub fn stack(tensors: &[Self], axis: usize) -> Result<Self> {
         let primitives: Vec<B::FloatTensor> = tensors.iter().map(|tensor| tensor.primitive().clone()).collect();

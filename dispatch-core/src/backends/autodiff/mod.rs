@@ -447,6 +447,22 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
         B::int_eq_scalar(tensor, scalar)
     }
 
+    fn int_lt(lhs: &B::IntTensor, rhs: &B::IntTensor) -> Result<B::BoolTensor> {
+        B::int_lt(lhs, rhs)
+    }
+
+    fn int_le(lhs: &B::IntTensor, rhs: &B::IntTensor) -> Result<B::BoolTensor> {
+        B::int_le(lhs, rhs)
+    }
+
+    fn int_gt(lhs: &B::IntTensor, rhs: &B::IntTensor) -> Result<B::BoolTensor> {
+        B::int_gt(lhs, rhs)
+    }
+
+    fn int_ge(lhs: &B::IntTensor, rhs: &B::IntTensor) -> Result<B::BoolTensor> {
+        B::int_ge(lhs, rhs)
+    }
+
     fn int_reshape(tensor: &B::IntTensor, shape: Shape) -> Result<B::IntTensor> {
         B::int_reshape(tensor, shape)
     }
