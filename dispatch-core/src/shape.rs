@@ -96,19 +96,34 @@ impl Shape {
         Ok(Shape::new(dims))
     }
 
-    /// The output shape of `lhs @ rhs` for 2-D matrices or batches of them (3-D, equal batch sizes).
+    /// The output shape of `lhs @ rhs`: the last two dimensions of each operand are a matrix, the dimensions in
+    /// front of them a batch, and the two batches broadcast together (numpy rules): `[b, h, t, d] @ [d, e]` is
+    /// `[b, h, t, e]`.
     pub fn matmul(lhs: &Shape, rhs: &Shape) -> Result<Shape> {
         let (l, r) = (lhs.dims(), rhs.dims());
-        match (l, r) {
-            // Two empty operands (`k == 0`) can still ask for a huge output, hence the size check.
-            ([m, k], [k2, n]) if k == k2 => Shape::new([*m, *n]).checked("matmul"),
-            ([b, m, k], [b2, k2, n]) if b == b2 && k == k2 => Shape::new([*b, *m, *n]).checked("matmul"),
-            _ if !matches!(l.len(), 2 | 3) || l.len() != r.len() => Err(Error::invalid(
+        if l.len() < 2 || r.len() < 2 {
+            return Err(Error::invalid(
                 "matmul",
-                format!("matmul takes two 2-D or two 3-D tensors, got shapes {lhs} and {rhs}"),
-            )),
-            _ => Err(Error::shape_mismatch("matmul", lhs, rhs)),
+                format!(
+                    "matmul takes tensors of rank 2 or more (matrices, or batches of them), got shapes {lhs} and {rhs}"
+                ),
+            ));
         }
+        let ([m, k], [k2, n]) = ([l[l.len() - 2], l[l.len() - 1]], [r[r.len() - 2], r[r.len() - 1]]);
+        if k != k2 {
+            return Err(Error::shape_mismatch("matmul", lhs, rhs));
+        }
+        let (lhs_batch, rhs_batch) = (Shape::new(&l[..l.len() - 2]), Shape::new(&r[..r.len() - 2]));
+        let batch = Shape::broadcast("matmul", &lhs_batch, &rhs_batch)
+            .map_err(|_| Error::shape_mismatch("matmul", lhs, rhs))?;
+        // Two empty operands (`k == 0`) can still ask for a huge output, hence the size check.
+        Shape::new([batch.dims(), &[m, n]].concat()).checked("matmul")
+    }
+
+    /// The batch dimensions of a matmul operand (all but the last two), and its rows and columns.
+    pub fn matrix_parts(&self) -> (&[usize], usize, usize) {
+        let rank = self.rank();
+        (&self.dims[..rank.saturating_sub(2)], self.dim_from_end(1), self.dim_from_end(0))
     }
 
     /// The shape after swapping two dimensions.
@@ -246,7 +261,10 @@ mod tests {
         assert_eq!(Shape::matmul(&[5, 2, 3].into(), &[5, 3, 4].into()).unwrap(), Shape::new([5, 2, 4]));
         assert!(matches!(Shape::matmul(&[2, 3].into(), &[4, 4].into()), Err(Error::ShapeMismatch { .. })));
         assert!(matches!(Shape::matmul(&[3].into(), &[3].into()), Err(Error::InvalidArgument { .. })));
-        assert!(matches!(Shape::matmul(&[1, 2, 3].into(), &[3, 4].into()), Err(Error::InvalidArgument { .. })));
+        // Batches broadcast: a missing batch counts as one, a batch of one stretches.
+        assert_eq!(Shape::matmul(&[1, 2, 3].into(), &[3, 4].into()).unwrap(), Shape::new([1, 2, 4]));
+        assert_eq!(Shape::matmul(&[2, 1, 2, 3].into(), &[4, 3, 5].into()).unwrap(), Shape::new([2, 4, 2, 5]));
+        assert!(matches!(Shape::matmul(&[2, 2, 3].into(), &[3, 3, 4].into()), Err(Error::ShapeMismatch { .. })));
     }
 
     #[test]

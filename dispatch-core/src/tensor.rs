@@ -239,7 +239,7 @@ impl<B: Backend> Tensor<B> {
 
     // ---- linear algebra and layout ------------------------------------------------------------------------------
 
-    /// The matrix product of two 2-D tensors, or of two 3-D batches with equal batch size.
+    /// The matrix product over the last two dimensions; the dimensions in front (batches) broadcast, numpy style.
     pub fn matmul(&self, other: &Self) -> Result<Self> {
         Self::wrap(B::matmul(&self.primitive, &other.primitive))
     }

@@ -206,7 +206,10 @@ fn maximum_and_minimum_send_the_gradient_to_the_picked_operand<B: BaseBackend>(d
 
 fn matmul_matches_finite_differences<B: BaseBackend>(device: &B::Device) -> Result<()> {
     check!(device, &[uniform(&[3, 4], -1.0, 1.0), uniform(&[4, 2], -1.0, 1.0)], |x| x[0].matmul(&x[1]))?;
-    check!(device, &[uniform(&[2, 3, 4], -1.0, 1.0), uniform(&[2, 4, 5], -1.0, 1.0)], |x| { x[0].matmul(&x[1]) })
+    check!(device, &[uniform(&[2, 3, 4], -1.0, 1.0), uniform(&[2, 4, 5], -1.0, 1.0)], |x| { x[0].matmul(&x[1]) })?;
+    // Batches that broadcast: each operand's gradient is summed over what it was stretched along.
+    check!(device, &[uniform(&[2, 3, 2, 4], -1.0, 1.0), uniform(&[4, 3], -1.0, 1.0)], |x| x[0].matmul(&x[1]))?;
+    check!(device, &[uniform(&[2, 1, 2, 3], -1.0, 1.0), uniform(&[3, 3, 2], -1.0, 1.0)], |x| x[0].matmul(&x[1]))
 }
 
 fn matmul_with_one_tracked_operand_gives_only_its_gradient<B: BaseBackend>(device: &B::Device) -> Result<()> {

@@ -147,6 +147,29 @@ fn argmin_picks_the_first_smallest_as_an_int<B: Backend>(device: &B::Device) {
     assert!(matches!(tensor::<B>(&[], &[2, 0], device).argmin(1), Err(Error::InvalidArgument { op: "argmin", .. })));
 }
 
+fn matmul_broadcasts_batch_dimensions<B: Backend>(device: &B::Device) {
+    // [2, 1, 2, 2] @ [3, 2, 1]: batches [2, 1] and [3] broadcast to [2, 3]; each product is a 2x2 times a 2x1.
+    let lhs_values = [1.0, 2.0, 3.0, 4.0, -1.0, 0.0, 0.0, 1.0];
+    let rhs_values = [1.0, 1.0, 2.0, 0.0, 0.0, 3.0];
+    let lhs = tensor::<B>(&lhs_values, &[2, 1, 2, 2], device);
+    let rhs = tensor::<B>(&rhs_values, &[3, 2, 1], device);
+    let mut expected = Vec::new();
+    for a in 0..2 {
+        for b in 0..3 {
+            for i in 0..2 {
+                let row = &lhs_values[(a * 2 + i) * 2..][..2];
+                expected.push(row[0] * rhs_values[b * 2] + row[1] * rhs_values[b * 2 + 1]);
+            }
+        }
+    }
+    assert_tensor(lhs.matmul(&rhs), &[2, 3, 2, 1], &expected);
+    // A batch of matrices times one matrix, as attention scores times a projection: [2, 2, 2] @ [2, 3].
+    let weights = tensor::<B>(&[1.0, 0.0, 2.0, 0.0, 1.0, -1.0], &[2, 3], device);
+    let product = lhs.reshape([2, 2, 2]).unwrap().matmul(&weights).unwrap();
+    assert_eq!(product.dims(), [2, 2, 3]);
+    assert_close(&product.to_vec().unwrap()[..3], &[1.0, 2.0, 0.0], TOLERANCE);
+}
+
 fn reductions_over_everything_give_shape_one<B: Backend>(device: &B::Device) {
     let x = tensor::<B>(&[1.0, 2.0, 3.0, 4.0, 5.0, 9.0], &[2, 3], device);
     assert_tensor(x.sum(), &[1], &[24.0]);
@@ -279,6 +302,7 @@ dispatch_tests::tests_on_every_base_backend!(
     unary_ops_match_their_math,
     matmul_of_two_matrices,
     batched_matmul_multiplies_each_pair,
+    matmul_broadcasts_batch_dimensions,
     reductions_over_everything_give_shape_one,
     reductions_along_an_axis_keep_it_with_size_one,
     log_softmax_normalises_each_lane,

@@ -116,7 +116,7 @@ macro_rules! __backend_ops {
 
             // ---- linear algebra and layout --------------------------------------------------------------------
 
-            /// Matrix product of two 2-D tensors, or of two 3-D batches with equal batch size.
+            /// The matrix product over the last two dimensions; the dimensions in front (batches) broadcast, numpy style.
             fn matmul(lhs: Float, rhs: Float) -> Float;
             /// Swaps two dimensions (a transpose when they are the last two).
             fn swap_dims(tensor: Float, dim0: usize, dim1: usize) -> Float;

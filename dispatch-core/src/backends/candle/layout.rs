@@ -50,7 +50,22 @@ pub(super) fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
         return filled("matmul", &shape, 0.0, lhs.device());
     }
     check_output("matmul", lhs.device(), shape.num_elements(), lhs.dtype())?;
-    matmul_operand(lhs)?.matmul(&matmul_operand(rhs)?).or_backend("matmul")
+    let (batch, _, _) = shape.matrix_parts();
+    let (lhs_shape, rhs_shape) = (shape_of(lhs), shape_of(rhs));
+    if lhs_shape.matrix_parts().0 == batch && rhs_shape.matrix_parts().0 == batch {
+        return matmul_operand(lhs)?.matmul(&matmul_operand(rhs)?).or_backend("matmul");
+    }
+    // Batches that broadcast: both operands stretched to the output's batch, as candle's matmul wants them.
+    let (lhs, rhs) = (broadcast_batch(lhs, batch)?, broadcast_batch(rhs, batch)?);
+    lhs.matmul(&rhs).or_backend("matmul")
+}
+
+/// `tensor` with its batch broadcast to `batch`, row-major.
+fn broadcast_batch(tensor: &Tensor, batch: &[usize]) -> Result<Tensor> {
+    let (_, rows, columns) = shape_of(tensor).matrix_parts();
+    let full = [batch, &[rows, columns]].concat();
+    check_output("matmul", tensor.device(), full.iter().product(), tensor.dtype())?;
+    tensor.broadcast_as(full.as_slice()).and_then(|stretched| stretched.contiguous()).or_backend("matmul")
 }
 
 /// GEMM kernels read row-major and transposed (column-major) matrices as they are; any other layout, e.g. a
