@@ -1,5 +1,5 @@
-//! Every backend computes the same thing: random small op programs (element-wise ops with broadcasting, matmul,
-//! layout ops, reductions) run on each base backend and on `Autodiff` over it, and must agree to 1e-5 relative.
+//! Every backend computes the same thing: random small op programs (element-wise ops and functions with
+//! broadcasting, matmul, layout ops, reductions, extremes and variance) run on each base backend and on `Autodiff` over it, and must agree to 1e-5 relative.
 //! `Autodiff<B>` must also match `B` bit for bit (it calls `B`'s ops), and the gradients of the autodiff backends
 //! must agree with each other.
 
@@ -66,6 +66,23 @@ enum Op {
     SumDim(usize),
     MeanDim(usize),
     LogSoftmax(usize),
+    Sin,
+    Erf,
+    Gelu,
+    Silu,
+    /// `sqrt(x² + 1)`: defined everywhere.
+    SoftSqrt,
+    /// `maximum(current, other)`, `other` broadcasting.
+    Maximum {
+        other: Vec<usize>,
+        seed: u64,
+    },
+    /// The axes in reverse order.
+    ReversePermute,
+    Flip(usize),
+    MaxDim(usize),
+    /// The unbiased variance along an axis of 2 or more entries.
+    VarDim(usize),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -95,7 +112,7 @@ fn plan(input: Vec<usize>, raw_ops: &[RawOp]) -> Program {
         let (a, b) = (usize::from(a), usize::from(b));
         let rank = shape.len();
         let axis = a % rank;
-        let op = match kind % 20 {
+        let op = match kind % 28 {
             0..=3 => {
                 let kind = [BinaryKind::Add, BinaryKind::Sub, BinaryKind::Mul, BinaryKind::Div][usize::from(kind % 4)];
                 let other = broadcast_partner(&shape, b);
@@ -132,7 +149,17 @@ fn plan(input: Vec<usize>, raw_ops: &[RawOp]) -> Program {
                 2 => Op::SumDim(axis),
                 _ => Op::MeanDim(axis),
             },
-            _ => Op::LogSoftmax(axis),
+            19 => Op::LogSoftmax(axis),
+            20 => Op::Sin,
+            21 => Op::Erf,
+            22 => Op::Gelu,
+            23 => Op::Silu,
+            24 => Op::SoftSqrt,
+            25 => Op::Maximum { other: broadcast_partner(&shape, b), seed },
+            26 if rank >= 2 && b % 2 == 0 => Op::ReversePermute,
+            26 => Op::Flip(axis),
+            _ if shape[axis] >= 2 && b % 2 == 0 => Op::VarDim(axis),
+            _ => Op::MaxDim(axis),
         };
         shape = output_shape(&shape, &op);
         ops.push(op);
@@ -181,7 +208,12 @@ fn output_shape(shape: &[usize], op: &Op) -> Vec<usize> {
         Op::Narrow { axis, len, .. } => with_dim(shape, *axis, *len),
         Op::Cat { axis, other_len, .. } => with_dim(shape, *axis, shape[*axis] + other_len),
         Op::Sum | Op::Mean => vec![1],
-        Op::SumDim(axis) | Op::MeanDim(axis) => with_dim(shape, *axis, 1),
+        Op::SumDim(axis) | Op::MeanDim(axis) | Op::MaxDim(axis) | Op::VarDim(axis) => with_dim(shape, *axis, 1),
+        Op::Maximum { other, .. } => output_shape(
+            shape,
+            &Op::Binary { kind: BinaryKind::Add, other: other.clone(), other_first: false, seed: 0 },
+        ),
+        Op::ReversePermute => shape.iter().rev().copied().collect(),
         _ => shape.to_vec(),
     }
 }
@@ -236,6 +268,18 @@ fn run<B: Backend>(program: &Program, input: &Tensor<B>) -> Result<Tensor<B>> {
             Op::SumDim(axis) => current.sum_dim(*axis)?,
             Op::MeanDim(axis) => current.mean_dim(*axis)?,
             Op::LogSoftmax(axis) => current.log_softmax(*axis)?,
+            Op::Sin => current.sin()?,
+            Op::Erf => current.erf()?,
+            Op::Gelu => current.gelu()?,
+            Op::Silu => current.silu()?,
+            Op::SoftSqrt => current.square()?.add_scalar(1.0)?.sqrt()?,
+            Op::Maximum { other, seed } => {
+                current.maximum(&Tensor::random_uniform(other.as_slice(), -1.0, 1.0, *seed, &device)?)?
+            }
+            Op::ReversePermute => current.permute((0..current.dims().len()).rev().collect::<Vec<_>>())?,
+            Op::Flip(axis) => current.flip([*axis])?,
+            Op::MaxDim(axis) => current.max_dim(*axis)?,
+            Op::VarDim(axis) => current.var_dim(*axis, 1)?,
         };
     }
     Ok(current)
@@ -326,9 +370,20 @@ fn a_program_through_every_op_agrees_everywhere() {
             Op::BoundedExp,
             Op::SoftLog,
             Op::Power(1.5),
+            Op::Sin,
+            Op::Erf,
+            Op::Gelu,
+            Op::Silu,
+            Op::SoftSqrt,
+            Op::Maximum { other: vec![2], seed: 7 },
+            Op::ReversePermute,
+            Op::Flip(1),
+            Op::ReversePermute,
             Op::Narrow { axis: 0, start: 2, len: 5 },
             Op::Cat { axis: 1, other_len: 2, other_first: true, seed: 6 },
             Op::LogSoftmax(1),
+            Op::MaxDim(1),
+            Op::VarDim(0),
             Op::MeanDim(0),
             Op::SumDim(1),
             Op::Mean,
