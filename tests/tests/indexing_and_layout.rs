@@ -66,6 +66,13 @@ fn expand_flip_and_stack<B: Backend>(device: &B::Device) {
     assert_eq!(tiled.narrow(0, 2, 1).unwrap().to_vec().unwrap(), [1.0, 2.0, 1.0, 2.0, 1.0, 2.0]);
     assert_eq!(tiled.narrow(0, 3, 1).unwrap().to_vec().unwrap(), [3.0, 4.0, 3.0, 4.0, 3.0, 4.0]);
     assert_invalid_argument(x.repeat([2]), "repeat", "one count per dimension");
+    let assigned = x.slice_assign(1, 1, &floats::<B>(&[9.0, 8.0], &[2, 1], device)).unwrap();
+    assert_eq!(assigned.to_vec().unwrap(), [1.0, 9.0, 3.0, 8.0]);
+    assert!(matches!(
+        x.slice_assign(1, 1, &floats::<B>(&[9.0, 8.0], &[1, 2], device)),
+        Err(Error::ShapeMismatch { op: "slice_assign", .. })
+    ));
+    assert!(x.slice_assign(1, 2, &floats::<B>(&[9.0, 8.0], &[2, 1], device)).is_err());
     let stacked = Tensor::stack(&[row.clone(), row.mul_scalar(2.0).unwrap()], 1).unwrap();
     assert_eq!((stacked.dims(), stacked.to_vec().unwrap()), (vec![3, 2], vec![1.0, 2.0, 2.0, 4.0, 3.0, 6.0]));
 }
@@ -79,6 +86,8 @@ fn extremes_and_variance<B: Backend>(device: &B::Device) {
     dispatch_tests::assert_close(&var, &[8.0 / 3.0, 18.166_666 / 3.0], 1e-6);
     dispatch_tests::assert_close(&x.var_dim(1, 1).unwrap().to_vec().unwrap(), &[4.0, 9.083_333], 1e-6);
     assert_invalid_argument(floats::<B>(&[1.0], &[1], device).var_dim(0, 1), "var_dim", "more than 1");
+    assert_eq!(x.prod_dim(1).unwrap().to_vec().unwrap(), [15.0, -4.0]);
+    assert_eq!(x.prod().unwrap().to_vec().unwrap(), [-60.0]);
     assert_invalid_argument(floats::<B>(&[], &[2, 0], device).max_dim(1), "max_dim", "empty");
     assert!(floats::<B>(&[1.0, f32::NAN], &[2], device).max().unwrap().to_vec().unwrap()[0].is_nan());
 }
@@ -150,6 +159,14 @@ fn indexing_and_layout_gradients<B: BaseBackend>(device: &B::Device) {
     check_gradient::<B>(device, "min_dim", &x, &[2, 3], |x| x.min_dim(0));
     check_gradient::<B>(device, "max", &x, &[2, 3], |x| x.max());
     check_gradient::<B>(device, "var_dim", &x, &[2, 3], |x| x.var_dim(1, 1));
+    check_gradient::<B>(device, "prod_dim", &x, &[2, 3], |x| x.prod_dim(1));
+    check_gradient::<B>(device, "prod with a zero", &[0.0, 1.5, -2.0, 0.7], &[4], |x| x.prod());
+    let patch = floats::<Autodiff<B>>(&[0.5, -0.5], &[2, 1], device).require_grad().unwrap();
+    check_gradient::<B>(device, "slice_assign tensor", &x, &[2, 3], |x| x.slice_assign(1, 1, &patch)?.exp());
+    let base = floats::<Autodiff<B>>(&x, &[2, 3], device);
+    check_gradient::<B>(device, "slice_assign source", &x[..2], &[2, 1], |source| {
+        base.slice_assign(1, 2, source)?.exp()
+    });
     check_gradient::<B>(device, "gather", &x, &[2, 3], |x| x.gather(1, &ints(&[2, 0, 2, 1], &[2, 2], device))?.exp());
     let source = floats::<Autodiff<B>>(&[0.5, -0.5], &[1, 2], device);
     check_gradient::<B>(device, "select_add tensor", &x, &[3, 2], |tensor| {

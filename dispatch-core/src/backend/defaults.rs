@@ -743,3 +743,57 @@ pub fn repeat<B: Backend>(tensor: &B::FloatTensor, times: Vec<usize>) -> Result<
     }
     Ok(tiled)
 }
+
+/// The lanes of `values` (shape `shape`) along `axis`: `f` of each lane's values, in the order of their positions.
+pub(crate) fn lanes<T>(
+    op: &'static str,
+    values: &[f32],
+    shape: &Shape,
+    axis: usize,
+    mut f: impl FnMut(&[f32]) -> T,
+) -> Result<Vec<T>> {
+    shape.check_axis(op, axis)?;
+    let (outer, len, inner) = split_at_axis(shape, axis);
+    let mut results = memory::try_vec(op, outer * inner)?;
+    let mut lane = memory::try_vec(op, len)?;
+    for o in 0..outer {
+        for i in 0..inner {
+            lane.clear();
+            lane.extend((0..len).map(|k| values[(o * len + k) * inner + i]));
+            results.push(f(&lane));
+        }
+    }
+    Ok(results)
+}
+
+/// On the host.
+pub fn prod_dim<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
+    let shape = B::shape(tensor);
+    let products = lanes("prod_dim", &B::to_vec(tensor)?, &shape, axis, |lane| lane.iter().product::<f32>())?;
+    B::from_vec(products, shape.with_dim("prod_dim", axis, 1)?, &B::device(tensor))
+}
+
+/// `prod_dim` of the flattened tensor.
+pub fn prod<B: Backend>(tensor: &B::FloatTensor) -> Result<B::FloatTensor> {
+    B::prod_dim(&B::reshape(tensor, Shape::new([B::shape(tensor).num_elements()]))?, 0)
+}
+
+/// `cat` of the entries before `start`, `source`, and the entries after it.
+pub fn slice_assign<B: Backend>(
+    tensor: &B::FloatTensor,
+    axis: usize,
+    start: usize,
+    source: &B::FloatTensor,
+) -> Result<B::FloatTensor> {
+    let (shape, source_shape) = (B::shape(tensor), B::shape(source));
+    shape.check_axis("slice_assign", axis)?;
+    let len = source_shape.dims().get(axis).copied().unwrap_or(0);
+    if source_shape != shape.with_dim("slice_assign", axis, len)? {
+        return Err(Error::ShapeMismatch { op: "slice_assign", lhs: shape, rhs: source_shape });
+    }
+    shape.check_narrow(axis, start, len)?;
+    let size = shape.dims()[axis];
+    let before = B::narrow(tensor, axis, 0, start)?;
+    let after = B::narrow(tensor, axis, start + len, size - start - len)?;
+    B::cat(&[before, source.clone(), after], axis)
+}

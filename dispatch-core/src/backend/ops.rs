@@ -134,6 +134,9 @@ macro_rules! __backend_ops {
             fn expand(tensor: Float, shape: Shape) -> Float = expand;
             /// The entries of each of `axes` in reverse order.
             fn flip(tensor: Float, axes: (::std::vec::Vec<usize>)) -> Float = flip;
+            /// The tensor with entries `start..start + len` of `axis` replaced by `source` (its shape but `len`
+            /// along `axis`). By default `cat` of two `narrow`s and `source`, so differentiable in both.
+            fn slice_assign(tensor: Float, axis: usize, start: usize, source: Float) -> Float = slice_assign;
             /// The tensor tiled `times[d]` times along each dimension `d` (`times` has one entry per dimension).
             /// By default `unsqueeze`, `expand` and `reshape` per dimension, so differentiable wherever they are.
             fn repeat(tensor: Float, times: (::std::vec::Vec<usize>)) -> Float = repeat;
@@ -186,6 +189,12 @@ macro_rules! __backend_ops {
             fn max_dim(tensor: Float, axis: usize) -> Float = max_dim;
             /// The smallest entry along `axis`, keeping it with size 1; see `max_dim`.
             fn min_dim(tensor: Float, axis: usize) -> Float = min_dim;
+            /// The product along `axis`, keeping it with size 1. Its gradient is the product of the other entries
+            /// of the lane (exact with zeros, not a division).
+            fn prod_dim(tensor: Float, axis: usize) -> Float = prod_dim;
+            /// The product of every element, as a tensor of shape `[1]`. By default `prod_dim` of the flattened
+            /// tensor.
+            fn prod(tensor: Float) -> Float = prod;
             /// The largest entry, as a tensor of shape `[1]`. By default `max_dim` of the flattened tensor.
             fn max(tensor: Float) -> Float = max;
             /// The smallest entry, as a tensor of shape `[1]`. By default `min_dim` of the flattened tensor.

@@ -16,6 +16,11 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::flip(self.primitive(), axes.into()))
     }
 
+    /// This tensor with entries `start..` of `axis` replaced by `source`.
+    pub fn slice_assign(&self, axis: usize, start: usize, source: &Self) -> Result<Self> {
+        Self::wrap(B::slice_assign(self.primitive(), axis, start, source.primitive()))
+    }
+
     /// This tensor tiled `times[d]` times along each dimension `d`.
     pub fn repeat(&self, times: impl Into<Vec<usize>>) -> Result<Self> {
         Self::wrap(B::repeat(self.primitive(), times.into()))

@@ -1,4 +1,4 @@
-//! Reductions of `Tensor<B>` beyond sums and means: extremes and variance.
+//! Reductions of `Tensor<B>` beyond sums and means: products, extremes and variance.
 
 use super::Tensor;
 use crate::backend::Backend;
@@ -13,6 +13,16 @@ impl<B: Backend> Tensor<B> {
     /// The smallest entry along `axis`, keeping it with size 1.
     pub fn min_dim(&self, axis: usize) -> Result<Self> {
         Self::wrap(B::min_dim(self.primitive(), axis))
+    }
+
+    /// The product along `axis`, keeping it with size 1.
+    pub fn prod_dim(&self, axis: usize) -> Result<Self> {
+        Self::wrap(B::prod_dim(self.primitive(), axis))
+    }
+
+    /// The product of every element, shape `[1]`.
+    pub fn prod(&self) -> Result<Self> {
+        Self::wrap(B::prod(self.primitive()))
     }
 
     /// The largest entry, shape `[1]`.

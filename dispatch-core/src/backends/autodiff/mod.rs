@@ -252,6 +252,10 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
         ops::layout::flip(tensor, axes)
     }
 
+    fn prod_dim(tensor: &Self::FloatTensor, axis: usize) -> Result<Self::FloatTensor> {
+        ops::reduce::prod_dim(tensor, axis)
+    }
+
     fn max_dim(tensor: &Self::FloatTensor, axis: usize) -> Result<Self::FloatTensor> {
         ops::reduce::max_dim(tensor, axis)
     }

@@ -4,6 +4,7 @@ use crate::backend::BaseBackend;
 use crate::backends::autodiff::broadcast::expand_to_shape;
 use crate::backends::autodiff::tensor::AutodiffTensor;
 use crate::error::Result;
+use crate::memory;
 
 pub(crate) fn sum<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
     let output = B::sum(input.primitive())?;
@@ -81,4 +82,36 @@ pub(crate) fn max_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) ->
 pub(crate) fn min_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
     let output = B::min_dim(input.primitive(), axis)?;
     Ok(extreme_dim("min_dim", input, axis, output))
+}
+
+/// d prod / d x_k = the product of the lane's other entries: prefix times suffix products, so a zero entry gives
+/// the others their exact gradient instead of a division by zero.
+pub(crate) fn prod_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
+    let output = B::prod_dim(input.primitive(), axis)?;
+    Ok(AutodiffTensor::unary("prod_dim", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| {
+            let shape = B::shape(&input);
+            let dims = shape.dims();
+            let (outer, len, inner) = (dims[..axis].iter().product(), dims[axis], dims[axis + 1..].iter().product());
+            let values = B::to_vec(&input)?;
+            let mut others = memory::try_filled("prod_dim", values.len(), 0.0)?;
+            for o in 0..outer {
+                for i in 0..inner {
+                    let at = |k: usize| (o * len + k) * inner + i;
+                    let mut prefix = 1.0f32;
+                    for k in 0..len {
+                        others[at(k)] = prefix;
+                        prefix *= values[at(k)];
+                    }
+                    let mut suffix = 1.0f32;
+                    for k in (0..len).rev() {
+                        others[at(k)] *= suffix;
+                        suffix *= values[at(k)];
+                    }
+                }
+            }
+            B::mul(&B::from_vec(others, shape, &B::device(&input))?, &gradient)
+        }
+    }))
 }
