@@ -1,0 +1,104 @@
+//! The default bodies of the ops marked `= default` in the op list, which a backend may override. Most compute on
+//! the host from the kind's primitives (`to_vec`, `from_vec`, `shape`, `device`): correct everywhere, and a place
+//! for a backend to start before it writes a native kernel. The others are composed from the backend's own ops,
+//! so they are differentiable wherever those are.
+
+mod elementwise;
+mod index;
+mod int_bool;
+mod layout;
+mod reduce;
+
+pub use self::elementwise::*;
+pub use self::index::*;
+pub use self::int_bool::*;
+pub use self::layout::*;
+pub use self::reduce::*;
+pub use crate::backend::module_ops::{
+    adaptive_avg_pool2d, avg_pool2d, conv_transpose2d, conv1d, conv2d, fold2d, max_pool2d, unfold2d,
+};
+use crate::error::Result;
+use crate::memory;
+use crate::shape::Shape;
+
+// ---- host arithmetic shared by the defaults below --------------------------------------------------------------
+
+/// The row-major index into a tensor of shape `dims` that broadcasts to the row-major `index` of shape `out`.
+pub(crate) fn broadcast_source(mut index: usize, out: &[usize], dims: &[usize]) -> usize {
+    let offset = out.len() - dims.len();
+    let (mut source, mut stride) = (0, 1);
+    for (position, &size) in out.iter().enumerate().rev() {
+        let coordinate = index % size.max(1);
+        index /= size.max(1);
+        if position >= offset {
+            let dim = dims[position - offset];
+            if dim != 1 {
+                source += coordinate * stride;
+            }
+            stride *= dim;
+        }
+    }
+    source
+}
+
+/// `f` of every pair of elements of `lhs` and `rhs` broadcast together (numpy rules), with the output's shape.
+pub(crate) fn zip<T: Copy, S: Copy, U>(
+    op: &'static str,
+    (lhs, lhs_shape): (&[T], &Shape),
+    (rhs, rhs_shape): (&[S], &Shape),
+    f: impl Fn(T, S) -> Result<U>,
+) -> Result<(Vec<U>, Shape)> {
+    let shape = Shape::broadcast(op, lhs_shape, rhs_shape)?;
+    let out = shape.dims();
+    let mut values = memory::try_vec(op, shape.num_elements())?;
+    for index in 0..shape.num_elements() {
+        let a = lhs[broadcast_source(index, out, lhs_shape.dims())];
+        let b = rhs[broadcast_source(index, out, rhs_shape.dims())];
+        values.push(f(a, b)?);
+    }
+    Ok((values, shape))
+}
+
+/// `f` of every element of `values`, into a new buffer.
+pub(crate) fn map<T: Copy, U>(op: &'static str, values: &[T], f: impl Fn(T) -> U) -> Result<Vec<U>> {
+    let mut mapped = memory::try_vec(op, values.len())?;
+    mapped.extend(values.iter().map(|&value| f(value)));
+    Ok(mapped)
+}
+
+/// Row-major strides of `dims`.
+pub(crate) fn strides(dims: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1; dims.len()];
+    for axis in (0..dims.len().saturating_sub(1)).rev() {
+        strides[axis] = strides[axis + 1] * dims[axis + 1];
+    }
+    strides
+}
+
+/// The sizes before `axis`, of it, and after it.
+pub(crate) fn split_at_axis(shape: &Shape, axis: usize) -> (usize, usize, usize) {
+    let dims = shape.dims();
+    (dims[..axis].iter().product(), dims[axis], dims[axis + 1..].iter().product())
+}
+
+/// The lanes of `values` (shape `shape`) along `axis`: `f` of each lane's values, in the order of their positions.
+pub(crate) fn lanes<T>(
+    op: &'static str,
+    values: &[f32],
+    shape: &Shape,
+    axis: usize,
+    mut f: impl FnMut(&[f32]) -> T,
+) -> Result<Vec<T>> {
+    shape.check_axis(op, axis)?;
+    let (outer, len, inner) = split_at_axis(shape, axis);
+    let mut results = memory::try_vec(op, outer * inner)?;
+    let mut lane = memory::try_vec(op, len)?;
+    for o in 0..outer {
+        for i in 0..inner {
+            lane.clear();
+            lane.extend((0..len).map(|k| values[(o * len + k) * inner + i]));
+            results.push(f(&lane));
+        }
+    }
+    Ok(results)
+}

@@ -1,0 +1,110 @@
+//! Reduction defaults: argmin, extremes, products on the host; softmax, max, min and var_dim composed from the
+//! backend's own ops.
+
+use super::{lanes, split_at_axis};
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use crate::shape::Shape;
+use crate::{math, memory};
+
+/// On the host: the first smallest entry of each lane along `axis`, skipping NaN.
+pub fn argmin<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::IntTensor> {
+    let shape = B::shape(tensor);
+    shape.check_axis("argmin", axis)?;
+    let dims = shape.dims();
+    let (outer, len, inner) = (dims[..axis].iter().product::<usize>(), dims[axis], dims[axis + 1..].iter().product());
+    if len == 0 {
+        return Err(Error::invalid("argmin", format!("axis {axis} of shape {shape} is empty: there is no index")));
+    }
+    let values = B::to_vec(tensor)?;
+    let mut indices = memory::try_vec("argmin", outer * inner)?;
+    for o in 0..outer {
+        for i in 0..inner {
+            let lane = (0..len).map(|k| values[(o * len + k) * inner + i]);
+            let best = lane.enumerate().fold(None, |best: Option<(usize, f32)>, (k, x)| match best {
+                Some((_, y)) if x.is_nan() || x >= y => best,
+                _ if x.is_nan() => best,
+                _ => Some((k, x)),
+            });
+            indices.push(best.map_or(0, |(k, _)| k as i64));
+        }
+    }
+    B::int_from_vec(indices, shape.with_dim("argmin", axis, 1)?, &B::device(tensor))
+}
+
+/// `exp(log_softmax(x))`, through the backend's own ops: on `Autodiff`, through its differentiable ones.
+pub fn softmax<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
+    B::exp(&B::log_softmax(tensor, axis)?)
+}
+
+/// The largest or smallest entry of each lane along `axis`, NaN where the lane holds NaN.
+fn extreme_dim<B: Backend>(
+    op: &'static str,
+    tensor: &B::FloatTensor,
+    axis: usize,
+    pick: fn(f32, f32) -> f32,
+) -> Result<B::FloatTensor> {
+    let shape = B::shape(tensor);
+    shape.check_axis(op, axis)?;
+    let (outer, len, inner) = split_at_axis(&shape, axis);
+    if len == 0 {
+        return Err(Error::invalid(op, format!("axis {axis} of shape {shape} is empty: it has no extreme entry")));
+    }
+    let values = B::to_vec(tensor)?;
+    let mut output = memory::try_vec(op, outer * inner)?;
+    for o in 0..outer {
+        for i in 0..inner {
+            let lane = (0..len).map(|k| values[(o * len + k) * inner + i]);
+            output.push(lane.reduce(pick).unwrap_or(f32::NAN));
+        }
+    }
+    B::from_vec(output, shape.with_dim(op, axis, 1)?, &B::device(tensor))
+}
+
+/// On the host.
+pub fn max_dim<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
+    extreme_dim::<B>("max_dim", tensor, axis, math::maximum)
+}
+
+/// On the host.
+pub fn min_dim<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
+    extreme_dim::<B>("min_dim", tensor, axis, math::minimum)
+}
+
+/// `max_dim` of the flattened tensor.
+pub fn max<B: Backend>(tensor: &B::FloatTensor) -> Result<B::FloatTensor> {
+    B::max_dim(&B::reshape(tensor, Shape::new([B::shape(tensor).num_elements()]))?, 0)
+}
+
+/// `min_dim` of the flattened tensor.
+pub fn min<B: Backend>(tensor: &B::FloatTensor) -> Result<B::FloatTensor> {
+    B::min_dim(&B::reshape(tensor, Shape::new([B::shape(tensor).num_elements()]))?, 0)
+}
+
+/// `sum((x - mean)²) / (len - correction)` along `axis`, through the backend's own ops.
+pub fn var_dim<B: Backend>(tensor: &B::FloatTensor, axis: usize, correction: usize) -> Result<B::FloatTensor> {
+    let shape = B::shape(tensor);
+    shape.check_axis("var_dim", axis)?;
+    let len = shape.dims()[axis];
+    let Some(divisor) = len.checked_sub(correction).filter(|&divisor| divisor > 0) else {
+        return Err(Error::invalid(
+            "var_dim",
+            format!("needs more than {correction} entries along axis {axis}, got {len}"),
+        ));
+    };
+    let deviation = B::sub(tensor, &B::mean_dim(tensor, axis)?)?;
+    let squares = B::sum_dim(&B::mul(&deviation, &deviation)?, axis)?;
+    B::mul_scalar(&squares, (1.0 / divisor as f64) as f32)
+}
+
+/// On the host.
+pub fn prod_dim<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
+    let shape = B::shape(tensor);
+    let products = lanes("prod_dim", &B::to_vec(tensor)?, &shape, axis, |lane| lane.iter().product::<f32>())?;
+    B::from_vec(products, shape.with_dim("prod_dim", axis, 1)?, &B::device(tensor))
+}
+
+/// `prod_dim` of the flattened tensor.
+pub fn prod<B: Backend>(tensor: &B::FloatTensor) -> Result<B::FloatTensor> {
+    B::prod_dim(&B::reshape(tensor, Shape::new([B::shape(tensor).num_elements()]))?, 0)
+}
