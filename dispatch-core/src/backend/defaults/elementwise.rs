@@ -2,13 +2,11 @@
 
 use std::sync::Arc;
 
-use super::{map, zip};
+use super::{broadcast_source, map, zip};
 use crate::backend::{Backend, HostOp, HostTensor};
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 use crate::{math, memory, random};
-
-use super::broadcast_source;
 
 /// Seeded on the host, so the same seed gives the same values on every backend.
 pub fn random_uniform<B: Backend>(
