@@ -1,0 +1,149 @@
+//! `Autodiff` cuts no graph silently: every op of the op list that turns float tensors into a float tensor, called
+//! on tracked operands, gives an output that records a graph. An op with a host default that `Autodiff` forgot to
+//! override would compute its output through host memory, untracked; this test names it.
+
+use std::sync::Arc;
+
+use dispatch_core::backends::{Autodiff, NdArray, NdArrayDevice};
+use dispatch_core::{AutodiffBackend, Backend, Shape};
+use dispatch_tests::IdentityHostOp;
+
+type Ad = Autodiff<NdArray>;
+
+/// The ops whose float output records no graph by design: creation from host values or shapes, casts from int and
+/// bool tensors, and the 0/1 step of `greater_scalar`.
+const UNTRACKED_BY_DESIGN: &[&str] = &[
+    "from_vec",
+    "full",
+    "random_uniform",
+    "random_normal",
+    "greater_scalar",
+    "int_to_float",
+    "bool_to_float",
+    "one_hot",
+];
+
+/// Operands of every kind, the float ones tracked: `[1, 1, 1, 1]`, so that the module ops, the broadcasts and the
+/// matmuls all accept them.
+struct Operands {
+    float: <Ad as Backend>::FloatTensor,
+    floats: Vec<<Ad as Backend>::FloatTensor>,
+    int: <Ad as Backend>::IntTensor,
+    bool: <Ad as Backend>::BoolTensor,
+    device: NdArrayDevice,
+}
+
+macro_rules! operand {
+    ($operands:ident, Float) => {
+        &$operands.float
+    };
+    ($operands:ident, [Float]) => {
+        &$operands.floats
+    };
+    ($operands:ident, Int) => {
+        &$operands.int
+    };
+    ($operands:ident, Bool) => {
+        &$operands.bool
+    };
+    ($operands:ident, Device) => {
+        &$operands.device
+    };
+    ($operands:ident, Shape) => {
+        Shape::new([1, 1, 1, 1])
+    };
+    ($operands:ident, (::std::vec::Vec<f32>)) => {
+        vec![1.0f32]
+    };
+    ($operands:ident, (::std::vec::Vec<i64>)) => {
+        vec![0i64]
+    };
+    ($operands:ident, (::std::vec::Vec<usize>)) => {
+        vec![0usize, 1, 2, 3]
+    };
+    ($operands:ident, (::std::vec::Vec<bool>)) => {
+        vec![true]
+    };
+    ($operands:ident, (::std::sync::Arc $($host_op:tt)*)) => {
+        Arc::new(IdentityHostOp)
+    };
+    ($operands:ident, ([usize; 2])) => {
+        [1usize, 1]
+    };
+    ($operands:ident, ($($options:tt)*)) => {
+        Default::default()
+    };
+    ($operands:ident, f32) => {
+        0.5f32
+    };
+    ($operands:ident, i64) => {
+        1i64
+    };
+    ($operands:ident, u64) => {
+        1u64
+    };
+    // Axes and sizes: 0 fits a `[1, 1, 1, 1]` tensor everywhere one is asked for.
+    ($operands:ident, usize) => {
+        0usize
+    };
+}
+
+/// Whether an output records a graph, by the output's kind; `None` for outputs that are not float tensors.
+macro_rules! records_graph {
+    (Float, $output:expr) => {
+        Some($output.map(|tensor| <Ad as AutodiffBackend>::tensor_id(&tensor).is_some()))
+    };
+    ($other:tt, $output:expr) => {{
+        let _ = $output;
+        None
+    }};
+}
+
+/// The callback that calls every op on tracked operands and notes which float outputs record a graph.
+#[macro_export]
+macro_rules! call_every_op_on_autodiff {
+    ({ $operands:ident, $outcomes:ident } $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?;)*) => {
+        $(
+            let outcome = records_graph!($output, <Ad as Backend>::$op($(operand!($operands, $kind)),*));
+            $outcomes.push((stringify!($op), outcome));
+        )*
+    };
+}
+
+#[test]
+fn every_float_op_on_tracked_operands_records_a_graph() {
+    let device = NdArrayDevice;
+    let dims = Shape::new([1, 1, 1, 1]);
+    let float = <Ad as Backend>::from_vec(vec![0.3], dims.clone(), &device).unwrap();
+    let float = <Ad as AutodiffBackend>::require_grad(&float).unwrap();
+    let operands = Operands {
+        floats: vec![float.clone()],
+        float,
+        int: <Ad as Backend>::int_from_vec(vec![0], Shape::new([1]), &device).unwrap(),
+        bool: <Ad as Backend>::bool_from_vec(vec![true], dims, &device).unwrap(),
+        device,
+    };
+    let mut outcomes: Vec<(&str, Option<dispatch_core::Result<bool>>)> = Vec::new();
+    dispatch_core::__backend_ops! { crate::call_every_op_on_autodiff { operands, outcomes } }
+
+    let (mut checked, mut unsampled) = (0, Vec::new());
+    for (op, outcome) in outcomes {
+        match outcome {
+            None => {}
+            Some(Ok(tracked)) if UNTRACKED_BY_DESIGN.contains(&op) => {
+                assert!(!tracked, "{op} is listed as untracked by design but records a graph");
+            }
+            Some(Ok(tracked)) => {
+                assert!(tracked, "Autodiff's {op} gives an untracked output: it cuts the graph (override it)");
+                checked += 1;
+            }
+            Some(Err(error)) => unsampled.push((op, error.to_string())),
+        }
+    }
+    // The ops these operands do not fit (1-D int indices against a rank-4 tensor, `low == high`, a length-1 line):
+    // each has gradient tests of its own. A new op must fit the operands or join this list.
+    let unsampled_ops: Vec<&str> = unsampled.iter().map(|(op, _)| *op).collect();
+    let expected = ["random_uniform", "gather", "scatter_add", "embedding", "one_hot", "fold2d", "conv1d"];
+    assert_eq!(unsampled_ops, expected, "{unsampled:#?}");
+    assert!(checked > 50, "only {checked} float ops were checked");
+}
