@@ -48,6 +48,67 @@ pub fn assert_invalid_argument<T: std::fmt::Debug>(result: dispatch_core::Result
     }
 }
 
+/// An argument of kind `$kind` of the op list (`Float`, `Int`, `Shape`, `usize`, ...) for a test that calls every
+/// op through the list's callback: the tensors and the device from `$operands` (a struct with `float`, `floats`,
+/// `int`, `bool` and `device` fields), fixed small values for the rest. Shapes and axes fit a `[1, 1, 1, 1]` float
+/// tensor; not every op accepts every such value, which a test that only asks whether an op ran does not mind.
+#[macro_export]
+macro_rules! sample_operand {
+    ($operands:ident, Float) => {
+        &$operands.float
+    };
+    ($operands:ident, [Float]) => {
+        &$operands.floats
+    };
+    ($operands:ident, Int) => {
+        &$operands.int
+    };
+    ($operands:ident, Bool) => {
+        &$operands.bool
+    };
+    ($operands:ident, Device) => {
+        &$operands.device
+    };
+    ($operands:ident, Shape) => {
+        ::dispatch_core::Shape::new([1, 1, 1, 1])
+    };
+    ($operands:ident, (::std::vec::Vec<f32>)) => {
+        vec![1.0f32]
+    };
+    ($operands:ident, (::std::vec::Vec<i64>)) => {
+        vec![0i64]
+    };
+    ($operands:ident, (::std::vec::Vec<usize>)) => {
+        vec![0usize, 1, 2, 3]
+    };
+    ($operands:ident, (::std::vec::Vec<bool>)) => {
+        vec![true]
+    };
+    ($operands:ident, (::std::sync::Arc $($host_op:tt)*)) => {
+        ::std::sync::Arc::new($crate::IdentityHostOp)
+    };
+    ($operands:ident, ([usize; 2])) => {
+        [1usize, 1]
+    };
+    // Options (`Window2d`, `Conv2dOptions`): their defaults.
+    ($operands:ident, ($($options:tt)*)) => {
+        ::core::default::Default::default()
+    };
+    ($operands:ident, f32) => {
+        0.5f32
+    };
+    ($operands:ident, i64) => {
+        1i64
+    };
+    ($operands:ident, u64) => {
+        1u64
+    };
+    // Axes and sizes: 0 fits a `[1, 1, 1, 1]` tensor everywhere one is asked for.
+    ($operands:ident, usize) => {
+        0usize
+    };
+}
+
 /// A host op that only passes values through.
 pub struct IdentityHostOp;
 

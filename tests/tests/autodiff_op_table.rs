@@ -2,11 +2,8 @@
 //! on tracked operands, gives an output that records a graph. An op with a host default that `Autodiff` forgot to
 //! override would compute its output through host memory, untracked; this test names it.
 
-use std::sync::Arc;
-
 use dispatch_core::backends::{Autodiff, NdArray, NdArrayDevice};
 use dispatch_core::{AutodiffBackend, Backend, Shape};
-use dispatch_tests::IdentityHostOp;
 
 type Ad = Autodiff<NdArray>;
 
@@ -33,61 +30,6 @@ struct Operands {
     device: NdArrayDevice,
 }
 
-macro_rules! operand {
-    ($operands:ident, Float) => {
-        &$operands.float
-    };
-    ($operands:ident, [Float]) => {
-        &$operands.floats
-    };
-    ($operands:ident, Int) => {
-        &$operands.int
-    };
-    ($operands:ident, Bool) => {
-        &$operands.bool
-    };
-    ($operands:ident, Device) => {
-        &$operands.device
-    };
-    ($operands:ident, Shape) => {
-        Shape::new([1, 1, 1, 1])
-    };
-    ($operands:ident, (::std::vec::Vec<f32>)) => {
-        vec![1.0f32]
-    };
-    ($operands:ident, (::std::vec::Vec<i64>)) => {
-        vec![0i64]
-    };
-    ($operands:ident, (::std::vec::Vec<usize>)) => {
-        vec![0usize, 1, 2, 3]
-    };
-    ($operands:ident, (::std::vec::Vec<bool>)) => {
-        vec![true]
-    };
-    ($operands:ident, (::std::sync::Arc $($host_op:tt)*)) => {
-        Arc::new(IdentityHostOp)
-    };
-    ($operands:ident, ([usize; 2])) => {
-        [1usize, 1]
-    };
-    ($operands:ident, ($($options:tt)*)) => {
-        Default::default()
-    };
-    ($operands:ident, f32) => {
-        0.5f32
-    };
-    ($operands:ident, i64) => {
-        1i64
-    };
-    ($operands:ident, u64) => {
-        1u64
-    };
-    // Axes and sizes: 0 fits a `[1, 1, 1, 1]` tensor everywhere one is asked for.
-    ($operands:ident, usize) => {
-        0usize
-    };
-}
-
 /// Whether an output records a graph, by the output's kind; `None` for outputs that are not float tensors.
 macro_rules! records_graph {
     (Float, $output:expr) => {
@@ -104,7 +46,7 @@ macro_rules! records_graph {
 macro_rules! call_every_op_on_autodiff {
     ({ $operands:ident, $outcomes:ident } $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?;)*) => {
         $(
-            let outcome = records_graph!($output, <Ad as Backend>::$op($(operand!($operands, $kind)),*));
+            let outcome = records_graph!($output, <Ad as Backend>::$op($(dispatch_tests::sample_operand!($operands, $kind)),*));
             $outcomes.push((stringify!($op), outcome));
         )*
     };

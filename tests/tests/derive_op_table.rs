@@ -2,12 +2,10 @@
 //! so it sends every op, defaulted ones included, to the variant's own backend, and the derive itself names none.
 
 use std::cell::RefCell;
-use std::sync::Arc;
 
 use dispatch_core::backend::{DEFAULTED_OPS, OPS};
 use dispatch_core::backends::{NdArray, NdArrayDevice};
 use dispatch_core::{Backend, Dispatch, Shape};
-use dispatch_tests::IdentityHostOp;
 
 thread_local! {
     static REACHED: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
@@ -63,67 +61,13 @@ struct Operands {
     device: Device,
 }
 
-/// An argument of kind `$kind` for an op, from `$operands`. Values need not make the op succeed: the test asks only
-/// whether the op reached the variant's backend.
-macro_rules! operand {
-    ($operands:ident, Float) => {
-        &$operands.float
-    };
-    ($operands:ident, [Float]) => {
-        &$operands.floats
-    };
-    ($operands:ident, Int) => {
-        &$operands.int
-    };
-    ($operands:ident, Bool) => {
-        &$operands.bool
-    };
-    ($operands:ident, Device) => {
-        &$operands.device
-    };
-    ($operands:ident, Shape) => {
-        Shape::new([1])
-    };
-    ($operands:ident, (::std::vec::Vec<f32>)) => {
-        vec![1.0f32]
-    };
-    ($operands:ident, (::std::vec::Vec<i64>)) => {
-        vec![1i64]
-    };
-    ($operands:ident, (::std::vec::Vec<usize>)) => {
-        vec![0usize]
-    };
-    ($operands:ident, (::std::vec::Vec<bool>)) => {
-        vec![true]
-    };
-    ($operands:ident, (::std::sync::Arc $($host_op:tt)*)) => {
-        Arc::new(IdentityHostOp)
-    };
-    // Options (`Window2d`, `Conv2dOptions`) and other plain values.
-    ($operands:ident, ($($plain:tt)*)) => {
-        Default::default()
-    };
-    ($operands:ident, f32) => {
-        1.0f32
-    };
-    ($operands:ident, i64) => {
-        0i64
-    };
-    ($operands:ident, u64) => {
-        0u64
-    };
-    ($operands:ident, usize) => {
-        0usize
-    };
-}
-
 /// The callback that calls every op on the derived backend and records which ops reached `Recording`.
 #[macro_export]
 macro_rules! call_every_op {
     ({ $operands:ident, $reached:ident } $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?;)*) => {
         $(
             take_reached();
-            let _ = <DeviceBackend as Backend>::$op($(operand!($operands, $kind)),*);
+            let _ = <DeviceBackend as Backend>::$op($(dispatch_tests::sample_operand!($operands, $kind)),*);
             $reached.push((stringify!($op), take_reached()));
         )*
     };
