@@ -126,6 +126,21 @@ impl Shape {
         (&self.dims[..rank.saturating_sub(2)], self.dim_from_end(1), self.dim_from_end(0))
     }
 
+    /// The shape with its dimensions reordered, dimension `i` being this one's `axes[i]`; `axes` must name every
+    /// dimension once.
+    pub fn permute(&self, axes: &[usize]) -> Result<Shape> {
+        let mut seen = vec![false; self.rank()];
+        let valid = axes.len() == self.rank()
+            && axes.iter().all(|&axis| axis < self.rank() && !std::mem::replace(&mut seen[axis], true));
+        if !valid {
+            return Err(Error::invalid(
+                "permute",
+                format!("axes {axes:?} are not a permutation of the {} dimensions of {self}", self.rank()),
+            ));
+        }
+        Ok(Shape::new(axes.iter().map(|&axis| self.dims[axis]).collect::<Vec<_>>()))
+    }
+
     /// The shape after swapping two dimensions.
     pub fn swap_dims(&self, op: &'static str, dim0: usize, dim1: usize) -> Result<Shape> {
         self.check_axis(op, dim0)?;

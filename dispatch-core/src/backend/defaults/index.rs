@@ -7,12 +7,8 @@ use crate::error::{Error, Result};
 use crate::memory;
 use crate::shape::Shape;
 
-/// The indices of a 1-D int tensor, each checked against `len`, the size of the axis they index.
-fn checked_indices<B: Backend>(op: &'static str, indices: &B::IntTensor, len: usize) -> Result<Vec<usize>> {
-    let shape = B::int_shape(indices);
-    if shape.rank() != 1 {
-        return Err(Error::invalid(op, format!("needs 1-D indices, got shape {shape}")));
-    }
+/// The values of an int tensor of indices, each checked against `len`, the size of the axis they index.
+fn in_range<B: Backend>(op: &'static str, indices: &B::IntTensor, len: usize) -> Result<Vec<usize>> {
     B::int_to_vec(indices)?
         .into_iter()
         .map(|index| {
@@ -22,6 +18,15 @@ fn checked_indices<B: Backend>(op: &'static str, indices: &B::IntTensor, len: us
                 .ok_or_else(|| Error::invalid(op, format!("index {index} is out of range for an axis of size {len}")))
         })
         .collect()
+}
+
+/// The indices of a 1-D int tensor, each checked against `len`, the size of the axis they index.
+fn checked_indices<B: Backend>(op: &'static str, indices: &B::IntTensor, len: usize) -> Result<Vec<usize>> {
+    let shape = B::int_shape(indices);
+    if shape.rank() != 1 {
+        return Err(Error::invalid(op, format!("needs 1-D indices, got shape {shape}")));
+    }
+    in_range::<B>(op, indices, len)
 }
 
 /// On the host.
@@ -121,15 +126,7 @@ fn gather_indices<B: Backend>(
         return Err(Error::ShapeMismatch { op, lhs: shape.clone(), rhs: index_shape });
     }
     let len = shape.dims()[axis];
-    B::int_to_vec(indices)?
-        .into_iter()
-        .map(|index| {
-            usize::try_from(index)
-                .ok()
-                .filter(|&index| index < len)
-                .ok_or_else(|| Error::invalid(op, format!("index {index} is out of range for an axis of size {len}")))
-        })
-        .collect()
+    in_range::<B>(op, indices, len)
 }
 
 /// The row-major position in `shape` of position `index` of `index_shape`, with its `axis` coordinate replaced.

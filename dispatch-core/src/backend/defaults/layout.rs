@@ -7,24 +7,10 @@ use crate::error::{Error, Result};
 use crate::memory;
 use crate::shape::Shape;
 
-/// Checks that `axes` names each dimension of `shape` once; the permuted shape.
-pub(crate) fn permuted_shape(shape: &Shape, axes: &[usize]) -> Result<Shape> {
-    let mut seen = vec![false; shape.rank()];
-    let valid = axes.len() == shape.rank()
-        && axes.iter().all(|&axis| axis < shape.rank() && !std::mem::replace(&mut seen[axis], true));
-    if !valid {
-        return Err(Error::invalid(
-            "permute",
-            format!("axes {axes:?} are not a permutation of the {} dimensions of {shape}", shape.rank()),
-        ));
-    }
-    Ok(Shape::new(axes.iter().map(|&axis| shape.dims()[axis]).collect::<Vec<_>>()))
-}
-
 /// On the host.
 pub fn permute<B: Backend>(tensor: &B::FloatTensor, axes: Vec<usize>) -> Result<B::FloatTensor> {
     let shape = B::shape(tensor);
-    let permuted = permuted_shape(&shape, &axes)?;
+    let permuted = shape.permute(&axes)?;
     let (values, input_strides) = (B::to_vec(tensor)?, strides(shape.dims()));
     let out = permuted.dims();
     let mut output = memory::try_vec("permute", permuted.num_elements())?;

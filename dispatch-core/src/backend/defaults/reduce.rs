@@ -1,34 +1,27 @@
 //! Reduction defaults: argmin, extremes, products on the host; softmax, max, min and var_dim composed from the
 //! backend's own ops.
 
-use super::{lanes, split_at_axis};
+use super::lanes;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
+use crate::math;
 use crate::shape::Shape;
-use crate::{math, memory};
 
 /// On the host: the first smallest entry of each lane along `axis`, skipping NaN.
 pub fn argmin<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::IntTensor> {
     let shape = B::shape(tensor);
     shape.check_axis("argmin", axis)?;
-    let dims = shape.dims();
-    let (outer, len, inner) = (dims[..axis].iter().product::<usize>(), dims[axis], dims[axis + 1..].iter().product());
-    if len == 0 {
+    if shape.dims()[axis] == 0 {
         return Err(Error::invalid("argmin", format!("axis {axis} of shape {shape} is empty: there is no index")));
     }
-    let values = B::to_vec(tensor)?;
-    let mut indices = memory::try_vec("argmin", outer * inner)?;
-    for o in 0..outer {
-        for i in 0..inner {
-            let lane = (0..len).map(|k| values[(o * len + k) * inner + i]);
-            let best = lane.enumerate().fold(None, |best: Option<(usize, f32)>, (k, x)| match best {
-                Some((_, y)) if x.is_nan() || x >= y => best,
-                _ if x.is_nan() => best,
-                _ => Some((k, x)),
-            });
-            indices.push(best.map_or(0, |(k, _)| k as i64));
-        }
-    }
+    let indices = lanes("argmin", &B::to_vec(tensor)?, &shape, axis, |lane| {
+        let best = lane.iter().enumerate().fold(None, |best: Option<(usize, f32)>, (k, &x)| match best {
+            Some((_, y)) if x.is_nan() || x >= y => best,
+            _ if x.is_nan() => best,
+            _ => Some((k, x)),
+        });
+        best.map_or(0, |(k, _)| k as i64)
+    })?;
     B::int_from_vec(indices, shape.with_dim("argmin", axis, 1)?, &B::device(tensor))
 }
 
@@ -46,18 +39,11 @@ fn extreme_dim<B: Backend>(
 ) -> Result<B::FloatTensor> {
     let shape = B::shape(tensor);
     shape.check_axis(op, axis)?;
-    let (outer, len, inner) = split_at_axis(&shape, axis);
-    if len == 0 {
+    if shape.dims()[axis] == 0 {
         return Err(Error::invalid(op, format!("axis {axis} of shape {shape} is empty: it has no extreme entry")));
     }
-    let values = B::to_vec(tensor)?;
-    let mut output = memory::try_vec(op, outer * inner)?;
-    for o in 0..outer {
-        for i in 0..inner {
-            let lane = (0..len).map(|k| values[(o * len + k) * inner + i]);
-            output.push(lane.reduce(pick).unwrap_or(f32::NAN));
-        }
-    }
+    let output =
+        lanes(op, &B::to_vec(tensor)?, &shape, axis, |lane| lane.iter().copied().reduce(pick).unwrap_or(f32::NAN))?;
     B::from_vec(output, shape.with_dim(op, axis, 1)?, &B::device(tensor))
 }
 

@@ -198,7 +198,7 @@ impl Backend for Candle {
     }
 
     fn permute(tensor: &Tensor, axes: Vec<usize>) -> Result<Tensor> {
-        crate::backend::defaults::permuted_shape(&shape_of(tensor), &axes)?;
+        shape_of(tensor).permute(&axes)?;
         tensor.permute(axes).or_backend("permute")
     }
 

@@ -3,9 +3,8 @@
 
 use ndarray::{ArcArrayD, ArrayD, IxDyn};
 
-use super::tensor::ndarray_error;
+use super::tensor::{ndarray_error, row_major_values};
 use crate::error::Result;
-use crate::memory;
 use crate::shape::Shape;
 
 /// Declares the tensor of one element type: from and to row-major values, and its shape.
@@ -40,12 +39,7 @@ macro_rules! element_tensor {
             /// The elements in row-major order; [`Error::OutOfMemory`](crate::Error::OutOfMemory) if the copy
             /// cannot be allocated.
             pub fn to_vec(&self) -> Result<Vec<$element>> {
-                if let Some(row_major) = self.array.as_slice() {
-                    return memory::try_copy($to_vec, row_major);
-                }
-                let mut values = memory::try_vec($to_vec, self.array.len())?;
-                values.extend(self.array.iter().copied());
-                Ok(values)
+                row_major_values($to_vec, &self.array)
             }
         }
     };

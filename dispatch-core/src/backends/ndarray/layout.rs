@@ -16,7 +16,7 @@ pub(super) fn swap_dims(tensor: &NdArrayTensor, dim0: usize, dim1: usize) -> Res
 
 /// A view with the axes reordered: nothing is copied.
 pub(super) fn permute(tensor: &NdArrayTensor, axes: Vec<usize>) -> Result<NdArrayTensor> {
-    crate::backend::defaults::permuted_shape(&tensor.shape(), &axes)?;
+    tensor.shape().permute(&axes)?;
     Ok(NdArrayTensor::from_shared(tensor.shared().clone().permuted_axes(axes)))
 }
 

@@ -65,13 +65,18 @@ impl NdArrayTensor {
 
     /// The elements in row-major order; [`Error::OutOfMemory`] if the copy cannot be allocated.
     pub fn to_vec(&self) -> Result<Vec<f32>> {
-        if let Some(row_major) = self.array.as_slice() {
-            return memory::try_copy("to_vec", row_major);
-        }
-        let mut values = memory::try_vec("to_vec", self.array.len())?;
-        values.extend(self.array.iter().copied());
-        Ok(values)
+        row_major_values("to_vec", &self.array)
     }
+}
+
+/// The elements of any array in row-major order, copied fallibly: in one piece when the array is row-major already.
+pub(super) fn row_major_values<T: Copy>(op: &'static str, array: &ArcArrayD<T>) -> Result<Vec<T>> {
+    if let Some(row_major) = array.as_slice() {
+        return memory::try_copy(op, row_major);
+    }
+    let mut values = memory::try_vec(op, array.len())?;
+    values.extend(array.iter().copied());
+    Ok(values)
 }
 
 /// Checks that an op's output of `elements` values can be allocated, before ndarray allocates it (and would abort

@@ -1,6 +1,7 @@
 //! Reductions: their backward spreads the gradient of each reduced slice back over the slice.
 
 use crate::backend::BaseBackend;
+use crate::backend::defaults::split_at_axis;
 use crate::backends::autodiff::broadcast::expand_to_shape;
 use crate::backends::autodiff::tensor::AutodiffTensor;
 use crate::error::Result;
@@ -92,8 +93,7 @@ pub(crate) fn prod_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -
         let input = input.primitive().clone();
         move |gradient| {
             let shape = B::shape(&input);
-            let dims = shape.dims();
-            let (outer, len, inner) = (dims[..axis].iter().product(), dims[axis], dims[axis + 1..].iter().product());
+            let (outer, len, inner) = split_at_axis(&shape, axis);
             let values = B::to_vec(&input)?;
             let mut others = memory::try_filled("prod_dim", values.len(), 0.0)?;
             for o in 0..outer {
