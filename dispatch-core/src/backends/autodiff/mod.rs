@@ -265,7 +265,7 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
     }
 
     fn gather(tensor: &Self::FloatTensor, axis: usize, indices: &B::IntTensor) -> Result<Self::FloatTensor> {
-        ops::index::gather(tensor, axis, indices)
+        ops::index::picked("gather", (B::gather, B::scatter_add), tensor, axis, indices)
     }
 
     fn scatter_add(
@@ -274,11 +274,11 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
         indices: &B::IntTensor,
         source: &Self::FloatTensor,
     ) -> Result<Self::FloatTensor> {
-        ops::index::scatter_add(tensor, axis, indices, source)
+        ops::index::added_back("scatter_add", (B::gather, B::scatter_add), tensor, axis, indices, source)
     }
 
     fn index_select(tensor: &Self::FloatTensor, axis: usize, indices: &B::IntTensor) -> Result<Self::FloatTensor> {
-        ops::index::index_select(tensor, axis, indices)
+        ops::index::picked("index_select", (B::index_select, B::select_add), tensor, axis, indices)
     }
 
     fn select_add(
@@ -287,7 +287,7 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
         indices: &B::IntTensor,
         source: &Self::FloatTensor,
     ) -> Result<Self::FloatTensor> {
-        ops::index::select_add(tensor, axis, indices, source)
+        ops::index::added_back("select_add", (B::index_select, B::select_add), tensor, axis, indices, source)
     }
 
     /// The float tensor is a new untracked leaf: indices carry no gradient.

@@ -1,68 +1,55 @@
-//! Indexing by int tensors: what `index_select` picked gets the gradient back, added up where an index repeats.
+//! Indexing by int tensors. `index_select` and `gather` each pick entries, and `select_add` and `scatter_add` each
+//! add entries back where the matching pick took them from: each op's backward is its partner, so one rule serves
+//! both pairs.
 
-use crate::backend::BaseBackend;
+use crate::backend::{Backend, BaseBackend};
 use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
 use crate::error::Result;
 
-/// d/d(tensor): the gradient's slices added back at the indices they were picked from.
-pub(crate) fn index_select<B: BaseBackend>(
+/// A pick along an axis by int indices: `B::index_select` or `B::gather`.
+type Pick<B> =
+    fn(&<B as Backend>::FloatTensor, usize, &<B as Backend>::IntTensor) -> Result<<B as Backend>::FloatTensor>;
+
+/// The adjoint of a [`Pick`]: `source` added into `tensor` where the pick takes from, `B::select_add` or
+/// `B::scatter_add`.
+type PutBack<B> = fn(
+    &<B as Backend>::FloatTensor,
+    usize,
+    &<B as Backend>::IntTensor,
+    &<B as Backend>::FloatTensor,
+) -> Result<<B as Backend>::FloatTensor>;
+
+/// d/d(tensor): the gradient put back, into zeros, where each entry was picked from; added up where an index repeats.
+pub(crate) fn picked<B: BaseBackend>(
+    op: &'static str,
+    (pick, put_back): (Pick<B>, PutBack<B>),
     input: &AutodiffTensor<B>,
     axis: usize,
     indices: &B::IntTensor,
 ) -> Result<AutodiffTensor<B>> {
-    let output = B::index_select(input.primitive(), axis, indices)?;
-    Ok(AutodiffTensor::unary("index_select", input, output, |_| {
+    let output = pick(input.primitive(), axis, indices)?;
+    Ok(AutodiffTensor::unary(op, input, output, |_| {
         let (indices, shape, device) = (indices.clone(), B::shape(input.primitive()), B::device(input.primitive()));
-        move |gradient| B::select_add(&B::full(shape.clone(), 0.0, &device)?, axis, &indices, &gradient)
+        move |gradient| put_back(&B::full(shape.clone(), 0.0, &device)?, axis, &indices, &gradient)
     }))
 }
 
-/// d/d(tensor) = the gradient; d/d(source) = the gradient's slices at the indices.
-pub(crate) fn select_add<B: BaseBackend>(
+/// d/d(tensor) = the gradient; d/d(source) = the gradient picked at the indices.
+pub(crate) fn added_back<B: BaseBackend>(
+    op: &'static str,
+    (pick, put_back): (Pick<B>, PutBack<B>),
     tensor: &AutodiffTensor<B>,
     axis: usize,
     indices: &B::IntTensor,
     source: &AutodiffTensor<B>,
 ) -> Result<AutodiffTensor<B>> {
-    let output = B::select_add(tensor.primitive(), axis, indices, source.primitive())?;
-    Ok(AutodiffTensor::binary("select_add", [tensor, source], output, |[tensor_tracked, source_tracked], _| {
+    let output = put_back(tensor.primitive(), axis, indices, source.primitive())?;
+    Ok(AutodiffTensor::binary(op, [tensor, source], output, |[tensor_tracked, source_tracked], _| {
         let indices = indices.clone();
         move |gradient| {
             Ok([
                 gradient_if(tensor_tracked, || Ok(gradient.clone()))?,
-                gradient_if(source_tracked, || B::index_select(&gradient, axis, &indices))?,
-            ])
-        }
-    }))
-}
-
-/// d/d(tensor): the gradient added back where each entry was gathered from.
-pub(crate) fn gather<B: BaseBackend>(
-    input: &AutodiffTensor<B>,
-    axis: usize,
-    indices: &B::IntTensor,
-) -> Result<AutodiffTensor<B>> {
-    let output = B::gather(input.primitive(), axis, indices)?;
-    Ok(AutodiffTensor::unary("gather", input, output, |_| {
-        let (indices, shape, device) = (indices.clone(), B::shape(input.primitive()), B::device(input.primitive()));
-        move |gradient| B::scatter_add(&B::full(shape.clone(), 0.0, &device)?, axis, &indices, &gradient)
-    }))
-}
-
-/// d/d(tensor) = the gradient; d/d(source) = the gradient gathered at the indices.
-pub(crate) fn scatter_add<B: BaseBackend>(
-    tensor: &AutodiffTensor<B>,
-    axis: usize,
-    indices: &B::IntTensor,
-    source: &AutodiffTensor<B>,
-) -> Result<AutodiffTensor<B>> {
-    let output = B::scatter_add(tensor.primitive(), axis, indices, source.primitive())?;
-    Ok(AutodiffTensor::binary("scatter_add", [tensor, source], output, |[tensor_tracked, source_tracked], _| {
-        let indices = indices.clone();
-        move |gradient| {
-            Ok([
-                gradient_if(tensor_tracked, || Ok(gradient.clone()))?,
-                gradient_if(source_tracked, || B::gather(&gradient, axis, &indices))?,
+                gradient_if(source_tracked, || pick(&gradient, axis, &indices))?,
             ])
         }
     }))
