@@ -1,10 +1,10 @@
 //! Element-wise ops of two tensors, with numpy broadcasting: each operand's gradient is reduced back to its shape.
 
+use super::mask::selected;
 use crate::backend::BaseBackend;
 use crate::backends::autodiff::broadcast::reduce_to_shape;
 use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
 use crate::error::Result;
-use crate::shape::Shape;
 
 pub(crate) fn add<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
     let output = B::add(lhs.primitive(), rhs.primitive())?;
@@ -77,42 +77,16 @@ pub(crate) fn div<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<
     }))
 }
 
-/// The gradient of `maximum` or `minimum`: to `lhs` where `picked_lhs` holds, to `rhs` elsewhere, each reduced
-/// back to its operand's shape.
-fn picked<B: BaseBackend>(
-    op: &'static str,
-    lhs: &AutodiffTensor<B>,
-    rhs: &AutodiffTensor<B>,
-    output: B::FloatTensor,
-    picked_lhs: B::BoolTensor,
-) -> AutodiffTensor<B> {
-    AutodiffTensor::binary(op, [lhs, rhs], output, |[lhs_tracked, rhs_tracked], _| {
-        let (lhs_shape, rhs_shape) = (B::shape(lhs.primitive()), B::shape(rhs.primitive()));
-        let device = B::device(lhs.primitive());
-        move |gradient| {
-            let zero = B::full(Shape::new([1]), 0.0, &device)?;
-            Ok([
-                gradient_if(lhs_tracked, || {
-                    reduce_to_shape::<B>(B::mask_where(&picked_lhs, &gradient, &zero)?, &lhs_shape)
-                })?,
-                gradient_if(rhs_tracked, || {
-                    reduce_to_shape::<B>(B::mask_where(&picked_lhs, &zero, &gradient)?, &rhs_shape)
-                })?,
-            ])
-        }
-    })
-}
-
 /// The gradient goes to the larger operand, to `lhs` on ties.
 pub(crate) fn maximum<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
     let output = B::maximum(lhs.primitive(), rhs.primitive())?;
     let picked_lhs = B::ge(lhs.primitive(), rhs.primitive())?;
-    Ok(picked("maximum", lhs, rhs, output, picked_lhs))
+    Ok(selected("maximum", picked_lhs, [lhs, rhs], output))
 }
 
 /// The gradient goes to the smaller operand, to `lhs` on ties.
 pub(crate) fn minimum<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
     let output = B::minimum(lhs.primitive(), rhs.primitive())?;
     let picked_lhs = B::le(lhs.primitive(), rhs.primitive())?;
-    Ok(picked("minimum", lhs, rhs, output, picked_lhs))
+    Ok(selected("minimum", picked_lhs, [lhs, rhs], output))
 }

@@ -14,9 +14,20 @@ pub(crate) fn mask_where<B: BaseBackend>(
     on_false: &AutodiffTensor<B>,
 ) -> Result<AutodiffTensor<B>> {
     let output = B::mask_where(mask, on_true.primitive(), on_false.primitive())?;
-    Ok(AutodiffTensor::binary("mask_where", [on_true, on_false], output, |[true_tracked, false_tracked], _| {
+    Ok(selected("mask_where", mask.clone(), [on_true, on_false], output))
+}
+
+/// The backward of any op whose `output` takes each entry from `on_true` where `mask` holds and from `on_false`
+/// elsewhere: `mask_where`, and `maximum` and `minimum` with the mask of where they picked their left operand.
+pub(crate) fn selected<B: BaseBackend>(
+    op: &'static str,
+    mask: B::BoolTensor,
+    [on_true, on_false]: [&AutodiffTensor<B>; 2],
+    output: B::FloatTensor,
+) -> AutodiffTensor<B> {
+    AutodiffTensor::binary(op, [on_true, on_false], output, |[true_tracked, false_tracked], _| {
         let (true_shape, false_shape) = (B::shape(on_true.primitive()), B::shape(on_false.primitive()));
-        let (mask, device) = (mask.clone(), B::device(on_true.primitive()));
+        let device = B::device(on_true.primitive());
         move |gradient| {
             let zero = B::full(Shape::new([1]), 0.0, &device)?;
             Ok([
@@ -28,7 +39,7 @@ pub(crate) fn mask_where<B: BaseBackend>(
                 })?,
             ])
         }
-    }))
+    })
 }
 
 /// d/d(tensor) = the gradient where `mask` does not hold; the filled places do not depend on `tensor`.
