@@ -363,7 +363,25 @@ macro_rules! __backend_ops {
 macro_rules! __op_param_type {
     // A backend's own types: `Self: Float` is `&Self::FloatTensor`.
     ($backend:ident: $kind:tt) => {
-        $crate::__op_param_type!([
+        $crate::__op_backend_context!($backend, __op_param_type, $kind)
+    };
+    ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Float) => { &$float };
+    ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] [Float]) => { $floats };
+    ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Int) => { &$int };
+    ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Bool) => { &$bool };
+    ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Device) => { &$device };
+    ([$($context:ty),*] Shape) => { $crate::Shape };
+    ([$($context:ty),*] ($($plain:tt)*)) => { $($plain)* };
+    ([$($context:ty),*] $plain:ty) => { $plain };
+}
+
+/// Calls `$type_macro` (`__op_param_type` or `__op_output_type`) on `$kind` in the context of backend
+/// `$backend`'s own types, listed once here for both.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __op_backend_context {
+    ($backend:ident, $type_macro:ident, $kind:tt) => {
+        $crate::$type_macro!([
             $backend::FloatTensor,
             &[$backend::FloatTensor],
             $backend::IntTensor,
@@ -374,14 +392,6 @@ macro_rules! __op_param_type {
             $crate::Result<$backend::BoolTensor>
         ] $kind)
     };
-    ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Float) => { &$float };
-    ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] [Float]) => { $floats };
-    ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Int) => { &$int };
-    ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Bool) => { &$bool };
-    ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Device) => { &$device };
-    ([$($context:ty),*] Shape) => { $crate::Shape };
-    ([$($context:ty),*] ($($plain:tt)*)) => { $($plain)* };
-    ([$($context:ty),*] $plain:ty) => { $plain };
 }
 
 /// The type of a parameter of kind `$kind` held for lifetime `$lifetime`, for backend `$backend`.
@@ -403,16 +413,7 @@ macro_rules! __op_field_type {
 #[macro_export]
 macro_rules! __op_output_type {
     ($backend:ident: $output:tt) => {
-        $crate::__op_output_type!([
-            $backend::FloatTensor,
-            &[$backend::FloatTensor],
-            $backend::IntTensor,
-            $backend::BoolTensor,
-            $backend::Device,
-            $crate::Result<$backend::FloatTensor>,
-            $crate::Result<$backend::IntTensor>,
-            $crate::Result<$backend::BoolTensor>
-        ] $output)
+        $crate::__op_backend_context!($backend, __op_output_type, $output)
     };
     ([$f:ty, $fs:ty, $i:ty, $b:ty, $device:ty, $float_result:ty, $int_result:ty, $bool_result:ty] Float) => {
         $float_result
