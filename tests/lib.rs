@@ -1,5 +1,6 @@
 //! Shared helpers of the integration tests under `tests/tests/`.
 
+use dispatch_core::backends::Autodiff;
 use proptest::test_runner::{Config, FileFailurePersistence};
 
 /// Proptest settings of this crate. Failing cases are kept in `tests/proptest-regressions/<file>` (tests run with
@@ -75,6 +76,9 @@ macro_rules! sample_operand {
     ($operands:ident, (::std::vec::Vec<f32>)) => {
         vec![1.0f32]
     };
+    ($operands:ident, (::std::vec::Vec<f64>)) => {
+        vec![1.0f64]
+    };
     ($operands:ident, (::std::vec::Vec<i64>)) => {
         vec![0i64]
     };
@@ -90,12 +94,15 @@ macro_rules! sample_operand {
     ($operands:ident, ([usize; 2])) => {
         [1usize, 1]
     };
-    // Options (`Window2d`, `Conv2dOptions`): their defaults.
+    // Options (`Window2d`, `Conv2dOptions`) and the dtype: their defaults.
     ($operands:ident, ($($options:tt)*)) => {
         ::core::default::Default::default()
     };
     ($operands:ident, f32) => {
         0.5f32
+    };
+    ($operands:ident, f64) => {
+        0.5f64
     };
     ($operands:ident, i64) => {
         1i64
@@ -133,6 +140,14 @@ pub fn assert_close(actual: &[f32], expected: &[f32], relative: f32) {
     assert_eq!(actual.len(), expected.len(), "lengths differ: {actual:?} vs {expected:?}");
     for (index, (&a, &e)) in actual.iter().zip(expected).enumerate() {
         assert!(close(a, e, relative), "element {index}: {a} vs {e} (relative tolerance {relative})");
+    }
+}
+
+/// [`assert_close`] for `f64` values.
+pub fn assert_close_f64(actual: &[f64], expected: &[f64], relative: f64) {
+    assert_eq!(actual.len(), expected.len(), "lengths differ: {actual:?} vs {expected:?}");
+    for (index, (&a, &e)) in actual.iter().zip(expected).enumerate() {
+        assert!(close_f64(a, e, relative), "element {index}: {a} vs {e} (relative tolerance {relative})");
     }
 }
 
@@ -199,4 +214,108 @@ pub mod readme {
 
     /// The generated items the README's table names, so renaming one fails here before the README misleads.
     pub type Generated = (DeviceBackend, DeviceTensor, DeviceLocal, DeviceBase);
+}
+
+/// How precisely a gradient check computes: the dtype of the tensors, the step of the central differences (for
+/// inputs of magnitude about 1), and the relative tolerance (absolute below magnitude 1) between backward and
+/// differences.
+#[derive(Clone, Copy, Debug)]
+pub struct Precision {
+    pub dtype: dispatch_core::DType,
+    pub step: f64,
+    pub tolerance: f64,
+}
+
+impl Precision {
+    /// Every op's check. The truncation error of central differences is `h² f''' / 6`: about 1e-8 for the
+    /// steepest function checked (exp on [-2, 2]) at `h = 1e-4`. Rounding adds about `1e-16 · |objective| / h`,
+    /// under 1e-10, and the backward itself is exact to a few ulps. 1e-6 leaves a margin of two orders for the
+    /// truncation, and a wrong rule (a missing factor, a sign, a transposed gradient) is off by far more.
+    pub const F64: Precision = Precision { dtype: dispatch_core::DType::F64, step: 1e-4, tolerance: 1e-6 };
+
+    /// For what computes in `f32` whatever the dtype (host ops, whose values are `f32`). Each perturbed output
+    /// carries a rounding error of about 1e-7 of its magnitude; the few outputs an input reaches contribute about
+    /// `k · 1e-6 / (2h)` for `k <= 5`, and truncation about 2e-4: 2e-3 covers the sum.
+    pub const F32: Precision = Precision { dtype: dispatch_core::DType::F32, step: 1e-2, tolerance: 2e-3 };
+}
+
+/// [`check_gradients_in`] at [`Precision::F64`].
+pub fn check_gradients<B: dispatch_core::BaseBackend>(
+    device: &B::Device,
+    label: &str,
+    inputs: &[(Vec<f64>, Vec<usize>)],
+    op: impl Fn(&[dispatch_core::Tensor<Autodiff<B>>]) -> dispatch_core::Result<dispatch_core::Tensor<Autodiff<B>>>,
+) -> dispatch_core::Result<()> {
+    check_gradients_in::<B>(Precision::F64, device, label, inputs, op)
+}
+
+/// Checks the gradient `Autodiff` gives `Σ w ⊙ op(inputs)` (`w` fixed random weights, so every output element
+/// counts, each differently: a permuted gradient cannot pass) by every input against central differences of the
+/// op's own forward, with tensors of the precision's dtype. Each input is its row-major values and its dims.
+/// Constants the op uses must have that dtype too: a mixed dtype is an error.
+pub fn check_gradients_in<B: dispatch_core::BaseBackend>(
+    precision: Precision,
+    device: &B::Device,
+    label: &str,
+    inputs: &[(Vec<f64>, Vec<usize>)],
+    op: impl Fn(&[dispatch_core::Tensor<Autodiff<B>>]) -> dispatch_core::Result<dispatch_core::Tensor<Autodiff<B>>>,
+) -> dispatch_core::Result<()> {
+    use dispatch_core::Tensor;
+    let dtype = precision.dtype;
+    let tensors = |data: &[Vec<f64>]| -> dispatch_core::Result<Vec<Tensor<Autodiff<B>>>> {
+        data.iter()
+            .zip(inputs)
+            .map(|(values, (_, dims))| Tensor::from_f64_vec(values.clone(), dims.as_slice(), dtype, device))
+            .collect()
+    };
+    // The values the tensors hold, so that each perturbation is measured from them.
+    let data: Vec<Vec<f64>> =
+        inputs.iter().map(|(values, _)| values.iter().map(|&value| dtype.round(value)).collect()).collect();
+    let tracked: Vec<Tensor<Autodiff<B>>> =
+        tensors(&data)?.iter().map(Tensor::require_grad).collect::<Result<_, _>>()?;
+    let output = op(&tracked)?;
+    assert_eq!(output.dtype(), dtype, "`{label}` turned {dtype} inputs into {}", output.dtype());
+    let weights = Tensor::<Autodiff<B>>::random_uniform(output.shape(), -1.0, 1.0, 99, device)?.cast(dtype)?;
+    let gradients = output.mul(&weights)?.sum()?.backward()?;
+
+    let weights = weights.to_f64_vec()?;
+    let objective = |data: &[Vec<f64>]| -> dispatch_core::Result<f64> {
+        Ok(op(&tensors(data)?)?.to_f64_vec()?.iter().zip(&weights).map(|(y, w)| y * w).sum())
+    };
+    for (k, tensor) in tracked.iter().enumerate() {
+        let gradient = tensor.grad(&gradients).expect("every input of the op gets a gradient");
+        assert_eq!(gradient.dtype(), dtype, "`{label}`: the gradient of input {k} is not {dtype}");
+        let analytic = gradient.to_f64_vec()?;
+        let context = format!("`{label}` in {dtype}, gradient of input {k} (dims {:?})", inputs[k].1);
+        assert_eq!(analytic.len(), data[k].len(), "{context}: {analytic:?}");
+        for (j, &backward) in analytic.iter().enumerate() {
+            let (mut plus, mut minus) = (data.clone(), data.clone());
+            plus[k][j] = dtype.round(data[k][j] + precision.step);
+            minus[k][j] = dtype.round(data[k][j] - precision.step);
+            // The step actually taken, after rounding the perturbed inputs to the dtype.
+            let numeric = (objective(&plus)? - objective(&minus)?) / (plus[k][j] - minus[k][j]);
+            assert!(
+                close_f64(backward, numeric, precision.tolerance),
+                "{context}, element {j}: backward {backward} vs finite differences {numeric}"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// An F64 tensor of `data` (row-major) on `device`.
+pub fn f64s<B: dispatch_core::Backend>(
+    data: &[f64],
+    dims: &[usize],
+    device: &B::Device,
+) -> dispatch_core::Result<dispatch_core::Tensor<B>> {
+    dispatch_core::Tensor::from_f64_vec(data.to_vec(), dims, dispatch_core::DType::F64, device)
+}
+
+/// Whether `a` is within `relative` of `e` (absolutely, below magnitude 1); NaN only matches NaN.
+pub fn close_f64(a: f64, e: f64, relative: f64) -> bool {
+    if a.is_nan() || e.is_nan() {
+        return a.is_nan() && e.is_nan();
+    }
+    (a - e).abs() <= relative * a.abs().max(e.abs()).max(1.0)
 }

@@ -20,9 +20,10 @@ use std::fmt::Debug;
 
 /// A tensor backend: a device type, float, int and bool tensor primitives, and the ops on them.
 ///
-/// Float tensors hold `f32`, int tensors `i64`, bool tensors `bool`. Only the primitives of each kind (from and to
-/// host memory, shape, device, moves) must be written; every other op that has a default computes on the host
-/// and may be overridden with a native kernel.
+/// Float tensors hold one of four dtypes ([`DType`](crate::DType)), carried at run time; int tensors hold `i64`,
+/// bool tensors `bool`. Only the primitives of each kind (from and to host memory, shape, device, moves, and for
+/// floats dtype and cast) must be written; every other op that has a default computes on the host (in `f64`,
+/// returning the operands' dtype) and may be overridden with a native kernel.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a dispatch backend",
     label = "not a `dispatch_core::Backend`",
@@ -80,7 +81,8 @@ pub trait AutodiffBackend: Backend {
     fn backward(loss: &Self::FloatTensor) -> Result<Gradients<Self>>;
 }
 
-/// Values of a tensor in host memory, row-major.
+/// Values of a tensor in host memory, row-major, as `f32` whatever the tensor's dtype: what host ops (and so the
+/// collectives) compute in.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostTensor {
     /// The elements in row-major order.

@@ -34,6 +34,17 @@ pub enum Error {
         rhs: String,
     },
 
+    /// Two float operands of different dtypes: ops never promote silently.
+    #[error("`{op}` mixes dtypes `{lhs}` and `{rhs}`; cast one with `cast` first")]
+    DTypeMismatch {
+        /// The op that failed, as the user called it (`add`).
+        op: &'static str,
+        /// The dtype of the first operand.
+        lhs: crate::DType,
+        /// The dtype of the other operand.
+        rhs: crate::DType,
+    },
+
     /// An argument out of its domain: a bad axis, a reshape to another element count, an empty shape, data that
     /// does not fill the shape.
     #[error("invalid argument to `{op}`: {reason}")]
@@ -56,8 +67,8 @@ pub enum Error {
     },
 
     /// The ranks of a group called one collective with arguments that do not agree: different shapes (every
-    /// tensor is `f32`, so the shape is all that can differ), different collectives, different roots or
-    /// reduce ops. Every rank gets this error for that call; the group stays usable.
+    /// collective exchanges `f32` values, so the shape is all that can differ), different collectives, different
+    /// roots or reduce ops. Every rank gets this error for that call; the group stays usable.
     #[error("ranks disagree in collective `{op}`: {details}")]
     CollectiveMismatch {
         /// The collective this rank called (`all_reduce`).

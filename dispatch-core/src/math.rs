@@ -1,17 +1,30 @@
 //! Scalar functions that std lacks or that every backend must compute alike: `erf` and what is built on it, and
-//! the NaN rules of `maximum`, `minimum` and `clamp`.
+//! the NaN rules of `maximum`, `minimum` and `clamp`. Each is written once for `f32` and `f64`.
+
+use num_traits::Float;
 
 use crate::error::{Error, Result};
 
-/// The error function, to within an ulp of `f32`: its Taylor series in `f64` below 4 (where `erf` rounds to 1 in
-/// `f32` above), which converges at every such `x` with ten digits to spare after cancellation.
-pub fn erf(x: f32) -> f32 {
-    let x = f64::from(x);
+/// `value` as an `f64`; every float this crate computes in converts exactly.
+fn wide<T: Float>(value: T) -> f64 {
+    value.to_f64().unwrap_or(f64::NAN)
+}
+
+/// An `f64` rounded to `T`.
+fn narrow<T: Float>(value: f64) -> T {
+    T::from(value).unwrap_or_else(T::nan)
+}
+
+/// The error function: its Taylor series in `f64` below 4, which converges at every such `x` with ten digits to
+/// spare after cancellation (within an ulp of `f32`, about 1e-9 of `f64`), and ±1 from there on (erf(4) is 1 to
+/// within 1.6e-8).
+pub fn erf<T: Float>(x: T) -> T {
+    let x = wide(x);
     if x.is_nan() {
-        return f32::NAN;
+        return T::nan();
     }
     if x.abs() >= 4.0 {
-        return x.signum() as f32;
+        return narrow(x.signum());
     }
     // erf(x) = 2/sqrt(pi) * sum_n (-1)^n x^(2n+1) / (n! (2n+1))
     let (mut term, mut sum, square) = (x, x, x * x);
@@ -23,24 +36,25 @@ pub fn erf(x: f32) -> f32 {
             break;
         }
     }
-    (sum * std::f64::consts::FRAC_2_SQRT_PI) as f32
+    narrow(sum * std::f64::consts::FRAC_2_SQRT_PI)
 }
 
-/// The exact GELU, `x * Φ(x)` with `Φ(x) = (1 + erf(x / sqrt 2)) / 2`.
-pub fn gelu(x: f32) -> f32 {
-    let cdf = 0.5 * (1.0 + f64::from(erf((f64::from(x) * std::f64::consts::FRAC_1_SQRT_2) as f32)));
-    (f64::from(x) * cdf) as f32
+/// The exact GELU, `x * Φ(x)` with `Φ(x) = (1 + erf(x / sqrt 2)) / 2`, computed in `f64`.
+pub fn gelu<T: Float>(x: T) -> T {
+    let x = wide(x);
+    let cdf = 0.5 * (1.0 + erf(x * std::f64::consts::FRAC_1_SQRT_2));
+    narrow(x * cdf)
 }
 
 /// `x * sigmoid(x)`.
-pub fn silu(x: f32) -> f32 {
-    x / (1.0 + (-x).exp())
+pub fn silu<T: Float>(x: T) -> T {
+    x / (T::one() + (-x).exp())
 }
 
 /// The larger of two values; NaN if either is NaN (as candle's CPU kernel gives, and unlike `f32::max`).
-pub fn maximum(a: f32, b: f32) -> f32 {
+pub fn maximum<T: Float>(a: T, b: T) -> T {
     if a.is_nan() || b.is_nan() {
-        f32::NAN
+        T::nan()
     } else if a >= b {
         a
     } else {
@@ -49,9 +63,9 @@ pub fn maximum(a: f32, b: f32) -> f32 {
 }
 
 /// The smaller of two values; NaN if either is NaN.
-pub fn minimum(a: f32, b: f32) -> f32 {
+pub fn minimum<T: Float>(a: T, b: T) -> T {
     if a.is_nan() || b.is_nan() {
-        f32::NAN
+        T::nan()
     } else if a <= b {
         a
     } else {
@@ -60,7 +74,7 @@ pub fn minimum(a: f32, b: f32) -> f32 {
 }
 
 /// `x` clamped to `[min, max]`; NaN stays NaN.
-pub fn clamp(x: f32, min: f32, max: f32) -> f32 {
+pub fn clamp<T: Float>(x: T, min: T, max: T) -> T {
     if x.is_nan() { x } else { x.max(min).min(max) }
 }
 
@@ -81,7 +95,7 @@ mod tests {
     fn erf_matches_known_values() {
         // erf at these points, to 10 digits (Abramowitz and Stegun, table 7.1).
         for (x, expected) in [
-            (0.0, 0.0),
+            (0.0_f32, 0.0),
             (0.1, 0.112_462_916_0),
             (0.5, 0.520_499_877_8),
             (1.0, 0.842_700_792_9),
@@ -89,15 +103,19 @@ mod tests {
             (3.0, 0.999_977_909_5),
             (-1.0, -0.842_700_792_9),
         ] {
-            assert!((f64::from(erf(x)) - expected).abs() < 1e-7, "erf({x}) = {}", erf(x));
+            assert!(
+                (f64::from(erf(x)) - expected).abs() < 1e-7 && (erf(f64::from(x)) - expected).abs() < 1e-8,
+                "erf({x}) = {}",
+                erf(x)
+            );
         }
-        assert_eq!((erf(5.0), erf(-5.0)), (1.0, -1.0));
+        assert_eq!((erf(5.0_f32), erf(-5.0_f32)), (1.0, -1.0));
         assert!(erf(f32::NAN).is_nan());
     }
 
     #[test]
     fn maximum_and_minimum_propagate_nan() {
-        assert!(maximum(f32::NAN, 1.0).is_nan() && maximum(1.0, f32::NAN).is_nan());
+        assert!(maximum(f32::NAN, 1.0).is_nan() && maximum(1.0, f64::NAN).is_nan() && maximum(1.0, f32::NAN).is_nan());
         assert!(minimum(f32::NAN, 1.0).is_nan());
         assert_eq!((maximum(-0.5, 2.0), minimum(-0.5, 2.0)), (2.0, -0.5));
     }

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use crate::backend::{AutodiffBackend, Backend, HostOp};
 use crate::device::DeviceOf;
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::gradients::{Gradients, TensorId};
 use crate::shape::Shape;
@@ -62,14 +63,34 @@ impl<B: Backend> Tensor<B> {
 
     // ---- creation -----------------------------------------------------------------------------------------------
 
-    /// A tensor holding `data` (row-major) with the given shape.
+    /// An `F32` tensor holding `data` (row-major) with the given shape.
     pub fn from_vec(data: Vec<f32>, shape: impl Into<Shape>, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
         Self::wrap(B::from_vec(data, shape.into(), device.as_device()))
     }
 
-    /// A tensor of the given shape with every element equal to `value`.
+    /// A tensor of `dtype` holding `data` (row-major, each value rounded to `dtype`) with the given shape.
+    pub fn from_f64_vec(
+        data: Vec<f64>,
+        shape: impl Into<Shape>,
+        dtype: DType,
+        device: &(impl DeviceOf<B> + ?Sized),
+    ) -> Result<Self> {
+        Self::wrap(B::from_f64_vec(data, shape.into(), dtype, device.as_device()))
+    }
+
+    /// An `F32` tensor of the given shape with every element equal to `value`.
     pub fn full(shape: impl Into<Shape>, value: f32, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
-        Self::wrap(B::full(shape.into(), value, device.as_device()))
+        Self::full_of(DType::F32, shape, f64::from(value), device)
+    }
+
+    /// A tensor of `dtype` and the given shape with every element equal to `value` (rounded to `dtype`).
+    pub fn full_of(
+        dtype: DType,
+        shape: impl Into<Shape>,
+        value: f64,
+        device: &(impl DeviceOf<B> + ?Sized),
+    ) -> Result<Self> {
+        Self::wrap(B::full(shape.into(), value, dtype, device.as_device()))
     }
 
     /// A tensor of the given shape filled with 0.0.
@@ -121,9 +142,24 @@ impl<B: Backend> Tensor<B> {
         B::device(&self.primitive)
     }
 
-    /// The elements in row-major order.
+    /// The elements in row-major order, as `f32` (rounded for an `F64` tensor).
     pub fn to_vec(&self) -> Result<Vec<f32>> {
         B::to_vec(&self.primitive)
+    }
+
+    /// The elements in row-major order, as `f64`: exact for every dtype.
+    pub fn to_f64_vec(&self) -> Result<Vec<f64>> {
+        B::to_f64_vec(&self.primitive)
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        B::dtype(&self.primitive)
+    }
+
+    /// The values converted to `dtype`; under autodiff the gradient is cast back to this tensor's dtype.
+    pub fn cast(&self, dtype: DType) -> Result<Self> {
+        Self::wrap(B::cast(&self.primitive, dtype))
     }
 
     /// The value of a one-element tensor.

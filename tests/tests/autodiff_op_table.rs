@@ -11,6 +11,7 @@ type Ad = Autodiff<NdArray>;
 /// bool tensors, and the 0/1 step of `greater_scalar`.
 const UNTRACKED_BY_DESIGN: &[&str] = &[
     "from_vec",
+    "from_f64_vec",
     "full",
     "random_uniform",
     "random_normal",

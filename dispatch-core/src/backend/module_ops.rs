@@ -3,6 +3,7 @@
 //! ops, they are differentiable wherever those are: `Autodiff` needs backward rules for the two primitives only.
 
 use crate::backend::Backend;
+use crate::backend::defaults::{same_dtype, values_like};
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::shape::Shape;
@@ -123,7 +124,7 @@ pub fn unfold2d<B: Backend>(tensor: &B::FloatTensor, window: Window2d, pad_value
     let [kh, kw] = window.kernel;
     let output_shape = Shape::new([n, c * kh * kw, oh * ow]);
     output_shape.check_tensor_shape("unfold2d")?;
-    let values = B::to_vec(tensor)?;
+    let values = B::to_f64_vec(tensor)?;
     let mut output = memory::try_vec("unfold2d", output_shape.num_elements())?;
     for image in 0..n {
         for channel in 0..c {
@@ -133,14 +134,14 @@ pub fn unfold2d<B: Backend>(tensor: &B::FloatTensor, window: Window2d, pad_value
                     for y in 0..oh {
                         output.extend((0..ow).map(|x| match tap(&window, [h, w], (y, x), (i, j)) {
                             Some((row, column)) => plane[row * w + column],
-                            None => pad_value,
+                            None => f64::from(pad_value),
                         }));
                     }
                 }
             }
         }
     }
-    B::from_vec(output, output_shape, &B::device(tensor))
+    values_like::<B>(output, output_shape, tensor)
 }
 
 /// On the host, the adjoint of `unfold2d`: `[n, c * kh * kw, oh * ow]` back to `[n, c, height, width]`, adding
@@ -165,7 +166,7 @@ pub fn fold2d<B: Backend>(
     let c = rows / (kh * kw);
     let output_shape = Shape::new([n, c, height, width]);
     output_shape.check_tensor_shape("fold2d")?;
-    let values = B::to_vec(tensor)?;
+    let values = B::to_f64_vec(tensor)?;
     let mut output = memory::try_filled("fold2d", output_shape.num_elements(), 0.0)?;
     for image in 0..n {
         for channel in 0..c {
@@ -184,7 +185,7 @@ pub fn fold2d<B: Backend>(
             }
         }
     }
-    B::from_vec(output, output_shape, &B::device(tensor))
+    values_like::<B>(output, output_shape, tensor)
 }
 
 /// `[batch, k, positions]` groups of the unfolded input times each group's `[out, k]` filters: `[batch, out,
@@ -228,7 +229,9 @@ pub(crate) struct Conv2dGeometry {
     pub(crate) output: [usize; 4],
     /// The weight's `[out, in / groups, kh, kw]`.
     pub(crate) weight: [usize; 4],
-    /// The elements of the unfolded input, `batch * in channels * kh * kw * out height * out width`.
+    /// The elements of the unfolded input, `batch * in channels * kh * kw * out height * out width`. Computed (and
+    /// checked for overflow) for every backend; read by candle, whose kernel allocates the columns itself.
+    #[cfg_attr(not(feature = "candle"), allow(dead_code))]
     pub(crate) columns: usize,
 }
 
@@ -254,6 +257,7 @@ pub fn conv2d<B: Backend>(
     weight: &B::FloatTensor,
     options: Conv2dOptions,
 ) -> Result<B::FloatTensor> {
+    same_dtype::<B>("conv2d", input, weight)?;
     let geometry = conv2d_geometry(&B::shape(input), &B::shape(weight), &options)?;
     let ([n, o, oh, ow], [_, c_per_group, kh, kw]) = (geometry.output, geometry.weight);
     let window = options.window([kh, kw]);
@@ -270,6 +274,7 @@ pub fn conv1d<B: Backend>(
     weight: &B::FloatTensor,
     options: Conv2dOptions,
 ) -> Result<B::FloatTensor> {
+    same_dtype::<B>("conv1d", input, weight)?;
     let line = |side: [usize; 2], fill: usize| [fill, side[1]];
     let options = Conv2dOptions {
         stride: line(options.stride, 1),
@@ -289,6 +294,7 @@ pub fn conv_transpose2d<B: Backend>(
     options: Conv2dOptions,
 ) -> Result<B::FloatTensor> {
     let op = "conv_transpose2d";
+    same_dtype::<B>(op, input, weight)?;
     let [n, c, h, w] = dims4(op, "an input [batch, channels, height, width]", &B::shape(input))?;
     let [c_weight, o_per_group, kh, kw] = dims4(op, "a weight [in, out / groups, height, width]", &B::shape(weight))?;
     let o = o_per_group * options.groups;
@@ -352,12 +358,12 @@ fn pool<B: Backend>(
 
 /// The `[output, input]` matrix averaging input cells `floor(i * input / output)..ceil((i + 1) * input / output)`
 /// into output cell `i`.
-fn averaging_matrix(op: &'static str, output: usize, input: usize) -> Result<Vec<f32>> {
+fn averaging_matrix(op: &'static str, output: usize, input: usize) -> Result<Vec<f64>> {
     let mut matrix = memory::try_filled(op, output * input, 0.0)?;
     for cell in 0..output {
         let (start, end) = (cell * input / output, ((cell + 1) * input).div_ceil(output));
         for column in start..end {
-            matrix[cell * input + column] = (1.0 / (end - start) as f64) as f32;
+            matrix[cell * input + column] = 1.0 / (end - start) as f64;
         }
     }
     Ok(matrix)
@@ -371,9 +377,9 @@ pub fn adaptive_avg_pool2d<B: Backend>(input: &B::FloatTensor, output: [usize; 2
     if oh == 0 || ow == 0 || h == 0 || w == 0 {
         return Err(Error::invalid(op, format!("needs a non-empty input and output, got {h}x{w} to {oh}x{ow}")));
     }
-    let device = B::device(input);
-    let rows = B::from_vec(averaging_matrix(op, oh, h)?, Shape::new([1, oh, h]), &device)?;
-    let columns = B::from_vec(averaging_matrix(op, ow, w)?, Shape::new([1, ow, w]), &device)?;
+    let (dtype, device) = (B::dtype(input), B::device(input));
+    let rows = B::from_f64_vec(averaging_matrix(op, oh, h)?, Shape::new([1, oh, h]), dtype, &device)?;
+    let columns = B::from_f64_vec(averaging_matrix(op, ow, w)?, Shape::new([1, ow, w]), dtype, &device)?;
     let planes = B::reshape(input, Shape::new([n * c, h, w]))?;
     let rows = B::expand(&rows, Shape::new([n * c, oh, h]))?;
     let columns = B::expand(&B::swap_dims(&columns, 1, 2)?, Shape::new([n * c, w, ow]))?;

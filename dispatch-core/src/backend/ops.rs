@@ -38,18 +38,30 @@ macro_rules! __backend_ops {
 
             // ---- creation and inspection ----------------------------------------------------------------------
 
-            /// A tensor holding `data` in row-major order. `data.len()` must equal the shape's element count.
-            fn from_vec(data: (::std::vec::Vec<f32>), shape: Shape, device: Device) -> Float;
-            /// A tensor filled with `value`.
-            fn full(shape: Shape, value: f32, device: Device) -> Float;
+            /// An `F32` tensor holding `data` in row-major order. `data.len()` must equal the shape's element
+            /// count. By default `from_f64_vec`.
+            fn from_vec(data: (::std::vec::Vec<f32>), shape: Shape, device: Device) -> Float = from_vec;
+            /// A tensor of `dtype` holding `data` in row-major order, each value rounded to `dtype`.
+            /// `data.len()` must equal the shape's element count.
+            fn from_f64_vec(data: (::std::vec::Vec<f64>), shape: Shape, dtype: ($crate::DType), device: Device) -> Float;
+            /// A tensor of `dtype` filled with `value` (rounded to `dtype`).
+            fn full(shape: Shape, value: f64, dtype: ($crate::DType), device: Device) -> Float;
             /// Uniform samples in `[low, high)` from a seeded generator: the same seed gives the same values on
             /// every backend.
             fn random_uniform(shape: Shape, low: f32, high: f32, seed: u64, device: Device) -> Float = random_uniform;
             /// Normal samples with the given mean and standard deviation, seeded like
             /// [`Backend::random_uniform`](crate::Backend::random_uniform).
             fn random_normal(shape: Shape, mean: f32, std: f32, seed: u64, device: Device) -> Float = random_normal;
-            /// The elements in row-major order.
-            fn to_vec(tensor: Float) -> (::std::vec::Vec<f32>);
+            /// The elements in row-major order, as `f32` (rounded for an `F64` tensor, exact for the others). By
+            /// default `to_f64_vec`.
+            fn to_vec(tensor: Float) -> (::std::vec::Vec<f32>) = to_vec;
+            /// The elements in row-major order, as `f64`: exact for every dtype.
+            fn to_f64_vec(tensor: Float) -> (::std::vec::Vec<f64>);
+            /// The element type of the tensor.
+            fn dtype(tensor: Float) -> [$crate::DType];
+            /// The values converted to `dtype`, each rounded to the nearest value it holds. Differentiable: the
+            /// gradient is cast back to the input's dtype.
+            fn cast(tensor: Float, dtype: ($crate::DType)) -> Float;
             /// The tensor's shape.
             fn shape(tensor: Float) -> [Shape];
             /// The device the tensor lives on.

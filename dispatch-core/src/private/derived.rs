@@ -7,7 +7,7 @@ use super::route::{Arm, GradientsOf, Routes, Visit, VisitDevice, VisitFloat};
 use super::*;
 
 /// Within one arm, the arm's own `to_device` (`Autodiff`'s records the move, so gradients flow back); to another
-/// arm, through host memory. A tensor that records an autodiff graph may not leave its arm: it would arrive
+/// arm, through host memory, keeping the dtype. A tensor that records an autodiff graph may not leave its arm: it would arrive
 /// untracked, and its gradient would be lost without a word.
 #[inline]
 pub fn to_device<B: Routes>(tensor: &B::FloatTensor, device: &B::Device) -> Result<B::FloatTensor> {
@@ -31,8 +31,9 @@ impl<B: Routes> VisitDevice<B> for ToDevice<'_, B> {
         if B::route_float(self.tensor, RecordsGraph(PhantomData)) {
             return Err(to_device_would_cut_the_graph(B::device(self.tensor), self.device));
         }
-        let (data, shape) = (B::to_vec(self.tensor)?, B::shape(self.tensor));
-        Ok(A::wrap_float(<A::Backend as Backend>::from_vec(data, shape, target)?))
+        // In `f64`, exact for every dtype, and back in the tensor's own.
+        let (data, shape, dtype) = (B::to_f64_vec(self.tensor)?, B::shape(self.tensor), B::dtype(self.tensor));
+        Ok(A::wrap_float(<A::Backend as Backend>::from_f64_vec(data, shape, dtype, target)?))
     }
 }
 

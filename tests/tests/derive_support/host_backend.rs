@@ -7,7 +7,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use dispatch_core::device::BackendDevice;
-use dispatch_core::{Backend, BaseBackend, DeviceOf, Error, ParseDeviceError, Result, Shape};
+use dispatch_core::{Backend, BaseBackend, DType, DeviceOf, Error, ParseDeviceError, Result, Shape};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HostBackend;
@@ -124,6 +124,15 @@ fn zip(op: &'static str, lhs: &VecTensor, rhs: &VecTensor, f: impl Fn(f32, f32) 
     Ok(VecTensor::new(data, shape))
 }
 
+/// `HostBackend` stores `f32` only: another dtype is an `Err`, as a backend that lacks one should answer.
+fn only_f32(op: &'static str, dtype: DType) -> Result<()> {
+    if dtype == DType::F32 {
+        Ok(())
+    } else {
+        Err(Error::invalid(op, format!("the host backend stores f32, not {dtype}")))
+    }
+}
+
 /// The int and bool tensors of `HostBackend`: row-major values and their shape. Their ops are dispatch-core's
 /// host defaults.
 #[derive(Clone, Debug)]
@@ -158,13 +167,32 @@ impl Backend for HostBackend {
         Ok(VecTensor::new(data, shape))
     }
 
-    fn full(shape: Shape, value: f32, _: &HostDevice) -> Result<VecTensor> {
+    fn from_f64_vec(data: Vec<f64>, shape: Shape, dtype: DType, device: &HostDevice) -> Result<VecTensor> {
+        only_f32("from_f64_vec", dtype)?;
+        Self::from_vec(data.into_iter().map(|x| x as f32).collect(), shape, device)
+    }
+
+    fn full(shape: Shape, value: f64, dtype: DType, _: &HostDevice) -> Result<VecTensor> {
+        only_f32("full", dtype)?;
         shape.check_non_empty("full")?;
-        Ok(VecTensor::new(vec![value; shape.num_elements()], shape))
+        Ok(VecTensor::new(vec![value as f32; shape.num_elements()], shape))
     }
 
     fn to_vec(tensor: &VecTensor) -> Result<Vec<f32>> {
         Ok(tensor.data.to_vec())
+    }
+
+    fn to_f64_vec(tensor: &VecTensor) -> Result<Vec<f64>> {
+        Ok(tensor.data.iter().map(|&x| f64::from(x)).collect())
+    }
+
+    fn dtype(_: &VecTensor) -> DType {
+        DType::F32
+    }
+
+    fn cast(tensor: &VecTensor, dtype: DType) -> Result<VecTensor> {
+        only_f32("cast", dtype)?;
+        Ok(tensor.clone())
     }
 
     fn shape(tensor: &VecTensor) -> Shape {

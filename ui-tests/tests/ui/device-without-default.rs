@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use dispatch_core::backends::{NdArray, NdArrayDevice};
 use dispatch_core::device::BackendDevice;
-use dispatch_core::{Backend, DeviceOf, Dispatch, HostOp, ParseDeviceError, Result, Shape};
+use dispatch_core::{Backend, DType, DeviceOf, Dispatch, HostOp, ParseDeviceError, Result, Shape};
 
 /// A third-party backend whose device has no default: a bare name cannot stand for one of its devices.
 #[derive(Clone, Debug)]
@@ -50,8 +50,12 @@ impl Backend for Pinned {
     type BoolTensor = Bools;
     fn name() -> String { "pinned".into() }
     fn from_vec(data: Vec<f32>, shape: Shape, _: &Core) -> Result<Nd> { NdArray::from_vec(data, shape, &NdArrayDevice) }
-    fn full(shape: Shape, value: f32, _: &Core) -> Result<Nd> { NdArray::full(shape, value, &NdArrayDevice) }
+    fn from_f64_vec(data: Vec<f64>, shape: Shape, dtype: DType, _: &Core) -> Result<Nd> { NdArray::from_f64_vec(data, shape, dtype, &NdArrayDevice) }
+    fn full(shape: Shape, value: f64, dtype: DType, _: &Core) -> Result<Nd> { NdArray::full(shape, value, dtype, &NdArrayDevice) }
     fn to_vec(t: &Nd) -> Result<Vec<f32>> { NdArray::to_vec(t) }
+    fn to_f64_vec(t: &Nd) -> Result<Vec<f64>> { NdArray::to_f64_vec(t) }
+    fn dtype(t: &Nd) -> DType { NdArray::dtype(t) }
+    fn cast(t: &Nd, dtype: DType) -> Result<Nd> { NdArray::cast(t, dtype) }
     fn shape(t: &Nd) -> Shape { NdArray::shape(t) }
     fn device(_: &Nd) -> Core { Core(0) }
     fn to_device(t: &Nd, _: &Core) -> Result<Nd> { Ok(t.clone()) }

@@ -2,11 +2,22 @@
 
 use std::sync::Arc;
 
-use super::{broadcast_source, map, zip};
+use super::{broadcast_source, host_tensor_like, map, same_dtype, values_like, zip};
 use crate::backend::{Backend, HostOp, HostTensor};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 use crate::{math, memory, random};
+
+/// `data` as `f64`, then `from_f64_vec` with dtype `F32`.
+pub fn from_vec<B: Backend>(data: Vec<f32>, shape: Shape, device: &B::Device) -> Result<B::FloatTensor> {
+    B::from_f64_vec(map("from_vec", &data, f64::from)?, shape, DType::F32, device)
+}
+
+/// `to_f64_vec`, each value rounded to `f32`.
+pub fn to_vec<B: Backend>(tensor: &B::FloatTensor) -> Result<Vec<f32>> {
+    map("to_vec", &B::to_f64_vec(tensor)?, |value| value as f32)
+}
 
 /// Seeded on the host, so the same seed gives the same values on every backend.
 pub fn random_uniform<B: Backend>(
@@ -32,11 +43,12 @@ pub fn random_normal<B: Backend>(
     B::from_vec(data, shape, device)
 }
 
-/// Through host memory: the values out, the op, the result back on the tensor's device.
+/// Through host memory: the values out (as `f32`, what host ops compute in), the op, the result back on the
+/// tensor's device in the tensor's dtype.
 pub fn host_op<B: Backend>(tensor: &B::FloatTensor, op: Arc<dyn HostOp>) -> Result<B::FloatTensor> {
     let input = HostTensor { data: B::to_vec(tensor)?, shape: B::shape(tensor) };
     let output = op.forward(input)?;
-    B::from_vec(output.data, output.shape, &B::device(tensor))
+    host_tensor_like::<B>(output, tensor)
 }
 
 /// The float comparisons, each tensor against tensor (broadcasting) and tensor against a scalar.
@@ -44,8 +56,9 @@ macro_rules! float_comparisons {
     ($($name:ident, $scalar_name:ident: $compare:expr;)*) => {$(
         /// On the host, broadcasting.
         pub fn $name<B: Backend>(lhs: &B::FloatTensor, rhs: &B::FloatTensor) -> Result<B::BoolTensor> {
-            let (a, b) = (B::to_vec(lhs)?, B::to_vec(rhs)?);
-            let compare: fn(f32, f32) -> bool = $compare;
+            same_dtype::<B>(stringify!($name), lhs, rhs)?;
+            let (a, b) = (B::to_f64_vec(lhs)?, B::to_f64_vec(rhs)?);
+            let compare: fn(f64, f64) -> bool = $compare;
             let (values, shape) =
                 zip(stringify!($name), (&a, &B::shape(lhs)), (&b, &B::shape(rhs)), |x, y| Ok(compare(x, y)))?;
             B::bool_from_vec(values, shape, &B::device(lhs))
@@ -53,8 +66,9 @@ macro_rules! float_comparisons {
 
         /// On the host.
         pub fn $scalar_name<B: Backend>(tensor: &B::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
-            let compare: fn(f32, f32) -> bool = $compare;
-            let values = map(stringify!($scalar_name), &B::to_vec(tensor)?, |x| compare(x, scalar))?;
+            let compare: fn(f64, f64) -> bool = $compare;
+            let scalar = B::dtype(tensor).round(f64::from(scalar));
+            let values = map(stringify!($scalar_name), &B::to_f64_vec(tensor)?, |x| compare(x, scalar))?;
             B::bool_from_vec(values, B::shape(tensor), &B::device(tensor))
         }
     )*};
@@ -76,9 +90,10 @@ pub fn mask_where<B: Backend>(
     on_false: &B::FloatTensor,
 ) -> Result<B::FloatTensor> {
     let op = "mask_where";
+    same_dtype::<B>(op, on_true, on_false)?;
     let (mask_shape, true_shape, false_shape) = (B::bool_shape(mask), B::shape(on_true), B::shape(on_false));
     let shape = Shape::broadcast(op, &Shape::broadcast(op, &mask_shape, &true_shape)?, &false_shape)?;
-    let (picks, a, b) = (B::bool_to_vec(mask)?, B::to_vec(on_true)?, B::to_vec(on_false)?);
+    let (picks, a, b) = (B::bool_to_vec(mask)?, B::to_f64_vec(on_true)?, B::to_f64_vec(on_false)?);
     let out = shape.dims();
     let mut values = memory::try_vec(op, shape.num_elements())?;
     for index in 0..shape.num_elements() {
@@ -89,7 +104,7 @@ pub fn mask_where<B: Backend>(
         };
         values.push(value);
     }
-    B::from_vec(values, shape, &B::device(on_true))
+    values_like::<B>(values, shape, on_true)
 }
 
 /// On the host: `mask` broadcasts to `tensor`'s shape, which the output keeps.
@@ -99,9 +114,10 @@ pub fn mask_fill<B: Backend>(tensor: &B::FloatTensor, mask: &B::BoolTensor, valu
     if Shape::broadcast(op, &shape, &mask_shape)? != shape {
         return Err(Error::ShapeMismatch { op, lhs: shape, rhs: mask_shape });
     }
-    let (values, picks) = (B::to_vec(tensor)?, B::bool_to_vec(mask)?);
+    let (values, picks) = (B::to_f64_vec(tensor)?, B::bool_to_vec(mask)?);
+    let value = f64::from(value);
     let (filled, _) = zip(op, (&values, &shape), (&picks, &mask_shape), |x, fill| Ok(if fill { value } else { x }))?;
-    B::from_vec(filled, shape, &B::device(tensor))
+    values_like::<B>(filled, shape, tensor)
 }
 
 /// The float functions of one tensor: on the host, element by element.
@@ -109,27 +125,27 @@ macro_rules! float_unaries {
     ($($(#[$doc:meta])* $name:ident: $function:expr;)*) => {$(
         $(#[$doc])*
         pub fn $name<B: Backend>(tensor: &B::FloatTensor) -> Result<B::FloatTensor> {
-            let function: fn(f32) -> f32 = $function;
-            let values = map(stringify!($name), &B::to_vec(tensor)?, function)?;
-            B::from_vec(values, B::shape(tensor), &B::device(tensor))
+            let function: fn(f64) -> f64 = $function;
+            let values = map(stringify!($name), &B::to_f64_vec(tensor)?, function)?;
+            values_like::<B>(values, B::shape(tensor), tensor)
         }
     )*};
 }
 
 float_unaries! {
     /// On the host.
-    sqrt: f32::sqrt;
+    sqrt: f64::sqrt;
     /// On the host.
-    recip: f32::recip;
+    recip: f64::recip;
     /// On the host.
-    abs: f32::abs;
+    abs: f64::abs;
     /// On the host.
-    sin: f32::sin;
+    sin: f64::sin;
     /// On the host.
-    cos: f32::cos;
-    /// On the host, in `f64`.
+    cos: f64::cos;
+    /// On the host.
     erf: math::erf;
-    /// On the host, in `f64`.
+    /// On the host.
     gelu: math::gelu;
     /// On the host.
     silu: math::silu;
@@ -138,20 +154,23 @@ float_unaries! {
 /// On the host; `min <= max` is required (NaN bounds are refused).
 pub fn clamp<B: Backend>(tensor: &B::FloatTensor, min: f32, max: f32) -> Result<B::FloatTensor> {
     math::check_clamp_bounds(min, max)?;
-    let values = map("clamp", &B::to_vec(tensor)?, |x| math::clamp(x, min, max))?;
-    B::from_vec(values, B::shape(tensor), &B::device(tensor))
+    let (min, max) = (f64::from(min), f64::from(max));
+    let values = map("clamp", &B::to_f64_vec(tensor)?, |x| math::clamp(x, min, max))?;
+    values_like::<B>(values, B::shape(tensor), tensor)
 }
 
 /// On the host, broadcasting.
 pub fn maximum<B: Backend>(lhs: &B::FloatTensor, rhs: &B::FloatTensor) -> Result<B::FloatTensor> {
-    let (a, b) = (B::to_vec(lhs)?, B::to_vec(rhs)?);
+    same_dtype::<B>("maximum", lhs, rhs)?;
+    let (a, b) = (B::to_f64_vec(lhs)?, B::to_f64_vec(rhs)?);
     let (values, shape) = zip("maximum", (&a, &B::shape(lhs)), (&b, &B::shape(rhs)), |x, y| Ok(math::maximum(x, y)))?;
-    B::from_vec(values, shape, &B::device(lhs))
+    values_like::<B>(values, shape, lhs)
 }
 
 /// On the host, broadcasting.
 pub fn minimum<B: Backend>(lhs: &B::FloatTensor, rhs: &B::FloatTensor) -> Result<B::FloatTensor> {
-    let (a, b) = (B::to_vec(lhs)?, B::to_vec(rhs)?);
+    same_dtype::<B>("minimum", lhs, rhs)?;
+    let (a, b) = (B::to_f64_vec(lhs)?, B::to_f64_vec(rhs)?);
     let (values, shape) = zip("minimum", (&a, &B::shape(lhs)), (&b, &B::shape(rhs)), |x, y| Ok(math::minimum(x, y)))?;
-    B::from_vec(values, shape, &B::device(lhs))
+    values_like::<B>(values, shape, lhs)
 }

@@ -1,7 +1,7 @@
 //! Indexing defaults: picking from float tensors by int tensors and adding back, on the host; embedding composed
 //! from index_select.
 
-use super::{split_at_axis, strides};
+use super::{same_dtype, split_at_axis, strides, values_like};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::memory;
@@ -40,7 +40,7 @@ pub fn index_select<B: Backend>(
     let (outer, len, inner) = split_at_axis(&shape, axis);
     let picks = checked_indices::<B>("index_select", indices, len)?;
     let output_shape = shape.with_dim("index_select", axis, picks.len())?;
-    let values = B::to_vec(tensor)?;
+    let values = B::to_f64_vec(tensor)?;
     let mut output = memory::try_vec("index_select", output_shape.num_elements())?;
     for o in 0..outer {
         for &pick in &picks {
@@ -48,7 +48,7 @@ pub fn index_select<B: Backend>(
             output.extend_from_slice(&values[start..start + inner]);
         }
     }
-    B::from_vec(output, output_shape, &B::device(tensor))
+    values_like::<B>(output, output_shape, tensor)
 }
 
 /// On the host.
@@ -58,6 +58,7 @@ pub fn select_add<B: Backend>(
     indices: &B::IntTensor,
     source: &B::FloatTensor,
 ) -> Result<B::FloatTensor> {
+    same_dtype::<B>("select_add", tensor, source)?;
     let (shape, source_shape) = (B::shape(tensor), B::shape(source));
     shape.check_axis("select_add", axis)?;
     let (outer, len, inner) = split_at_axis(&shape, axis);
@@ -65,7 +66,7 @@ pub fn select_add<B: Backend>(
     if shape.with_dim("select_add", axis, picks.len())? != source_shape {
         return Err(Error::ShapeMismatch { op: "select_add", lhs: shape, rhs: source_shape });
     }
-    let (mut output, added) = (B::to_vec(tensor)?, B::to_vec(source)?);
+    let (mut output, added) = (B::to_f64_vec(tensor)?, B::to_f64_vec(source)?);
     for o in 0..outer {
         for (k, &pick) in picks.iter().enumerate() {
             let (to, from) = ((o * len + pick) * inner, (o * picks.len() + k) * inner);
@@ -74,7 +75,7 @@ pub fn select_add<B: Backend>(
             }
         }
     }
-    B::from_vec(output, shape, &B::device(tensor))
+    values_like::<B>(output, shape, tensor)
 }
 
 /// `index_select` of the flattened ids, reshaped to `ids.shape + [width]`.
@@ -144,12 +145,12 @@ fn gathered_position(index: usize, index_shape: &[usize], strides: &[usize], axi
 pub fn gather<B: Backend>(tensor: &B::FloatTensor, axis: usize, indices: &B::IntTensor) -> Result<B::FloatTensor> {
     let shape = B::shape(tensor);
     let picks = gather_indices::<B>("gather", &shape, axis, indices)?;
-    let (index_shape, input_strides, values) = (B::int_shape(indices), strides(shape.dims()), B::to_vec(tensor)?);
+    let (index_shape, input_strides, values) = (B::int_shape(indices), strides(shape.dims()), B::to_f64_vec(tensor)?);
     let mut output = memory::try_vec("gather", picks.len())?;
     for (index, &pick) in picks.iter().enumerate() {
         output.push(values[gathered_position(index, index_shape.dims(), &input_strides, axis, pick)]);
     }
-    B::from_vec(output, index_shape, &B::device(tensor))
+    values_like::<B>(output, index_shape, tensor)
 }
 
 /// On the host.
@@ -159,16 +160,17 @@ pub fn scatter_add<B: Backend>(
     indices: &B::IntTensor,
     source: &B::FloatTensor,
 ) -> Result<B::FloatTensor> {
+    same_dtype::<B>("scatter_add", tensor, source)?;
     let shape = B::shape(tensor);
     let picks = gather_indices::<B>("scatter_add", &shape, axis, indices)?;
     let (index_shape, source_shape) = (B::int_shape(indices), B::shape(source));
     if index_shape != source_shape {
         return Err(Error::ShapeMismatch { op: "scatter_add", lhs: index_shape, rhs: source_shape });
     }
-    let (input_strides, added) = (strides(shape.dims()), B::to_vec(source)?);
-    let mut output = B::to_vec(tensor)?;
+    let (input_strides, added) = (strides(shape.dims()), B::to_f64_vec(source)?);
+    let mut output = B::to_f64_vec(tensor)?;
     for (index, &pick) in picks.iter().enumerate() {
         output[gathered_position(index, index_shape.dims(), &input_strides, axis, pick)] += added[index];
     }
-    B::from_vec(output, shape, &B::device(tensor))
+    values_like::<B>(output, shape, tensor)
 }

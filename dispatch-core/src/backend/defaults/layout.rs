@@ -1,7 +1,7 @@
 //! Layout defaults: permute and flip on the host; unsqueeze, squeeze, expand, stack, repeat and slice_assign
 //! composed from the backend's own ops.
 
-use super::strides;
+use super::{same_dtype, strides, values_like};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::memory;
@@ -11,7 +11,7 @@ use crate::shape::Shape;
 pub fn permute<B: Backend>(tensor: &B::FloatTensor, axes: Vec<usize>) -> Result<B::FloatTensor> {
     let shape = B::shape(tensor);
     let permuted = shape.permute(&axes)?;
-    let (values, input_strides) = (B::to_vec(tensor)?, strides(shape.dims()));
+    let (values, input_strides) = (B::to_f64_vec(tensor)?, strides(shape.dims()));
     let out = permuted.dims();
     let mut output = memory::try_vec("permute", permuted.num_elements())?;
     for index in 0..permuted.num_elements() {
@@ -22,7 +22,7 @@ pub fn permute<B: Backend>(tensor: &B::FloatTensor, axes: Vec<usize>) -> Result<
         }
         output.push(values[source]);
     }
-    B::from_vec(output, permuted, &B::device(tensor))
+    values_like::<B>(output, permuted, tensor)
 }
 
 /// A `reshape` with a size-1 dimension inserted.
@@ -60,7 +60,7 @@ pub fn expand<B: Backend>(tensor: &B::FloatTensor, shape: Shape) -> Result<B::Fl
     if Shape::broadcast("expand", &own, &shape)? != shape {
         return Err(Error::ShapeMismatch { op: "expand", lhs: own, rhs: shape });
     }
-    B::add(tensor, &B::full(shape, 0.0, &B::device(tensor))?)
+    B::add(tensor, &B::full(shape, 0.0, B::dtype(tensor), &B::device(tensor))?)
 }
 
 /// On the host.
@@ -69,7 +69,7 @@ pub fn flip<B: Backend>(tensor: &B::FloatTensor, axes: Vec<usize>) -> Result<B::
     for &axis in &axes {
         shape.check_axis("flip", axis)?;
     }
-    let (dims, input_strides, values) = (shape.dims(), strides(shape.dims()), B::to_vec(tensor)?);
+    let (dims, input_strides, values) = (shape.dims(), strides(shape.dims()), B::to_f64_vec(tensor)?);
     let mut output = memory::try_vec("flip", values.len())?;
     for index in 0..values.len() {
         let (mut rest, mut source) = (index, 0);
@@ -81,13 +81,16 @@ pub fn flip<B: Backend>(tensor: &B::FloatTensor, axes: Vec<usize>) -> Result<B::
         }
         output.push(values[source]);
     }
-    B::from_vec(output, shape, &B::device(tensor))
+    values_like::<B>(output, shape, tensor)
 }
 
 /// `unsqueeze` each tensor at `axis`, then `cat` along it.
 pub fn stack<B: Backend>(tensors: &[B::FloatTensor], axis: usize) -> Result<B::FloatTensor> {
     let mut parts = memory::try_vec("stack", tensors.len())?;
     for tensor in tensors {
+        if let Some(first) = tensors.first() {
+            same_dtype::<B>("stack", first, tensor)?;
+        }
         parts.push(B::unsqueeze(tensor, axis)?);
     }
     B::cat(&parts, axis)
@@ -123,6 +126,7 @@ pub fn slice_assign<B: Backend>(
     start: usize,
     source: &B::FloatTensor,
 ) -> Result<B::FloatTensor> {
+    same_dtype::<B>("slice_assign", tensor, source)?;
     let (shape, source_shape) = (B::shape(tensor), B::shape(source));
     shape.check_axis("slice_assign", axis)?;
     let len = source_shape.dims().get(axis).copied().unwrap_or(0);

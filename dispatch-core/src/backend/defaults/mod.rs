@@ -17,9 +17,29 @@ pub use self::reduce::*;
 pub use crate::backend::module_ops::{
     adaptive_avg_pool2d, avg_pool2d, conv_transpose2d, conv1d, conv2d, fold2d, max_pool2d, unfold2d,
 };
+use crate::backend::{Backend, HostTensor};
+use crate::dtype;
 use crate::error::Result;
 use crate::memory;
 use crate::shape::Shape;
+
+// ---- host values: every default computes in `f64`, exact for every dtype, and returns the input's dtype ----
+
+/// `values` of `shape` as a float tensor of `like`'s dtype on `like`'s device: how a host default returns its
+/// output, so that an `F64` tensor stays `F64` and an `F16` one is rounded back to `F16`.
+pub(crate) fn values_like<B: Backend>(values: Vec<f64>, shape: Shape, like: &B::FloatTensor) -> Result<B::FloatTensor> {
+    B::from_f64_vec(values, shape, B::dtype(like), &B::device(like))
+}
+
+/// The `f32` values of a host op's output as a float tensor of `like`'s dtype on `like`'s device.
+pub(crate) fn host_tensor_like<B: Backend>(host: HostTensor, like: &B::FloatTensor) -> Result<B::FloatTensor> {
+    values_like::<B>(map("host_op", &host.data, f64::from)?, host.shape, like)
+}
+
+/// Two float operands of `op` share a dtype, or an [`Error::DTypeMismatch`](crate::Error::DTypeMismatch).
+pub(crate) fn same_dtype<B: Backend>(op: &'static str, lhs: &B::FloatTensor, rhs: &B::FloatTensor) -> Result<()> {
+    dtype::check_same(op, B::dtype(lhs), B::dtype(rhs))
+}
 
 // ---- host arithmetic shared by the defaults below --------------------------------------------------------------
 
@@ -82,12 +102,12 @@ pub(crate) fn split_at_axis(shape: &Shape, axis: usize) -> (usize, usize, usize)
 }
 
 /// The lanes of `values` (shape `shape`) along `axis`: `f` of each lane's values, in the order of their positions.
-pub(crate) fn lanes<T>(
+pub(crate) fn lanes<V: Copy, T>(
     op: &'static str,
-    values: &[f32],
+    values: &[V],
     shape: &Shape,
     axis: usize,
-    mut f: impl FnMut(&[f32]) -> T,
+    mut f: impl FnMut(&[V]) -> T,
 ) -> Result<Vec<T>> {
     shape.check_axis(op, axis)?;
     let (outer, len, inner) = split_at_axis(shape, axis);

@@ -1,7 +1,7 @@
 //! Reduction defaults: argmin, extremes, products on the host; softmax, max, min and var_dim composed from the
 //! backend's own ops.
 
-use super::lanes;
+use super::{lanes, values_like};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::math;
@@ -14,8 +14,8 @@ pub fn argmin<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::Int
     if shape.dims()[axis] == 0 {
         return Err(Error::invalid("argmin", format!("axis {axis} of shape {shape} is empty: there is no index")));
     }
-    let indices = lanes("argmin", &B::to_vec(tensor)?, &shape, axis, |lane| {
-        let best = lane.iter().enumerate().fold(None, |best: Option<(usize, f32)>, (k, &x)| match best {
+    let indices = lanes("argmin", &B::to_f64_vec(tensor)?, &shape, axis, |lane| {
+        let best = lane.iter().enumerate().fold(None, |best: Option<(usize, f64)>, (k, &x)| match best {
             Some((_, y)) if x.is_nan() || x >= y => best,
             _ if x.is_nan() => best,
             _ => Some((k, x)),
@@ -35,7 +35,7 @@ fn extreme_dim<B: Backend>(
     op: &'static str,
     tensor: &B::FloatTensor,
     axis: usize,
-    pick: fn(f32, f32) -> f32,
+    pick: fn(f64, f64) -> f64,
 ) -> Result<B::FloatTensor> {
     let shape = B::shape(tensor);
     shape.check_axis(op, axis)?;
@@ -43,8 +43,8 @@ fn extreme_dim<B: Backend>(
         return Err(Error::invalid(op, format!("axis {axis} of shape {shape} is empty: it has no extreme entry")));
     }
     let output =
-        lanes(op, &B::to_vec(tensor)?, &shape, axis, |lane| lane.iter().copied().reduce(pick).unwrap_or(f32::NAN))?;
-    B::from_vec(output, shape.with_dim(op, axis, 1)?, &B::device(tensor))
+        lanes(op, &B::to_f64_vec(tensor)?, &shape, axis, |lane| lane.iter().copied().reduce(pick).unwrap_or(f64::NAN))?;
+    values_like::<B>(output, shape.with_dim(op, axis, 1)?, tensor)
 }
 
 /// On the host.
@@ -86,8 +86,8 @@ pub fn var_dim<B: Backend>(tensor: &B::FloatTensor, axis: usize, correction: usi
 /// On the host.
 pub fn prod_dim<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
     let shape = B::shape(tensor);
-    let products = lanes("prod_dim", &B::to_vec(tensor)?, &shape, axis, |lane| lane.iter().product::<f32>())?;
-    B::from_vec(products, shape.with_dim("prod_dim", axis, 1)?, &B::device(tensor))
+    let products = lanes("prod_dim", &B::to_f64_vec(tensor)?, &shape, axis, |lane| lane.iter().product::<f64>())?;
+    values_like::<B>(products, shape.with_dim("prod_dim", axis, 1)?, tensor)
 }
 
 /// `prod_dim` of the flattened tensor.

@@ -28,9 +28,9 @@ pub(crate) fn reduce_to_shape<B: BaseBackend>(gradient: Inner<B>, shape: &Shape)
 
 /// The gradient of a reduction's input: the output's `gradient` (one element per reduced slice) broadcast back to
 /// the input's `shape`, times `scale` (1 for a sum, 1/n for a mean of n elements).
-pub(crate) fn expand_to_shape<B: BaseBackend>(gradient: &Inner<B>, shape: &Shape, scale: f32) -> Result<Inner<B>> {
+pub(crate) fn expand_to_shape<B: BaseBackend>(gradient: &Inner<B>, shape: &Shape, scale: f64) -> Result<Inner<B>> {
     // One fill and one broadcasting product: the trait has no broadcast-to op, and reading the value back to the
     // host would stall an accelerator.
-    let scaled_ones = B::full(shape.clone(), scale, &B::device(gradient))?;
+    let scaled_ones = B::full(shape.clone(), scale, B::dtype(gradient), &B::device(gradient))?;
     B::mul(&scaled_ones, gradient)
 }

@@ -16,6 +16,7 @@ use std::sync::Arc;
 pub use tensor::AutodiffTensor;
 
 use crate::backend::{AutodiffBackend, Backend, BaseBackend, HostOp, Window2d};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::gradients::{Gradients, TensorId};
 use crate::shape::Shape;
@@ -76,12 +77,28 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
         B::from_vec(data, shape, device).map(AutodiffTensor::detached)
     }
 
-    fn full(shape: Shape, value: f32, device: &Self::Device) -> Result<Self::FloatTensor> {
-        B::full(shape, value, device).map(AutodiffTensor::detached)
+    fn from_f64_vec(data: Vec<f64>, shape: Shape, dtype: DType, device: &Self::Device) -> Result<Self::FloatTensor> {
+        B::from_f64_vec(data, shape, dtype, device).map(AutodiffTensor::detached)
+    }
+
+    fn full(shape: Shape, value: f64, dtype: DType, device: &Self::Device) -> Result<Self::FloatTensor> {
+        B::full(shape, value, dtype, device).map(AutodiffTensor::detached)
     }
 
     fn to_vec(tensor: &Self::FloatTensor) -> Result<Vec<f32>> {
         B::to_vec(tensor.primitive())
+    }
+
+    fn to_f64_vec(tensor: &Self::FloatTensor) -> Result<Vec<f64>> {
+        B::to_f64_vec(tensor.primitive())
+    }
+
+    fn dtype(tensor: &Self::FloatTensor) -> DType {
+        B::dtype(tensor.primitive())
+    }
+
+    fn cast(tensor: &Self::FloatTensor, dtype: DType) -> Result<Self::FloatTensor> {
+        ops::transfer::cast(tensor, dtype)
     }
 
     fn shape(tensor: &Self::FloatTensor) -> Shape {
@@ -557,7 +574,7 @@ impl<B: BaseBackend> AutodiffBackend for Autodiff<B> {
         }
         let mut gradients = Gradients::new();
         if let Some(root) = loss.node() {
-            let seed = B::full(shape, 1.0, &B::device(loss.primitive()))?;
+            let seed = B::full(shape, 1.0, B::dtype(loss.primitive()), &B::device(loss.primitive()))?;
             for (id, gradient) in graph::backward(root, seed)? {
                 gradients.insert(id, AutodiffTensor::detached(gradient));
             }

@@ -1,9 +1,9 @@
 //! Element-wise ops. Binary ops broadcast with numpy rules, which candle's `broadcast_*` ops follow too; we check
 //! devices and shapes first so that a mismatch is our typed error, not a candle string.
 
-use candle_core::{DType, Tensor};
+use candle_core::Tensor;
 
-use super::error::{OrBackend, check_same_device};
+use super::error::{OrBackend, check_operands};
 use super::memory::{check_output, check_output_like};
 use crate::error::Result;
 use crate::shape::Shape;
@@ -29,7 +29,7 @@ impl BinaryOp {
 
 pub(super) fn binary(op: BinaryOp, lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
     let name = op.name();
-    check_same_device(name, [lhs, rhs])?;
+    check_operands(name, [lhs, rhs])?;
     let shape = Shape::broadcast(name, &Shape::new(lhs.dims()), &Shape::new(rhs.dims()))?;
     check_output(name, lhs.device(), shape.num_elements(), lhs.dtype())?;
     let result = match op {
@@ -60,7 +60,7 @@ pub(super) fn mul_scalar(tensor: &Tensor, scalar: f32) -> Result<Tensor> {
 }
 
 pub(super) fn greater_scalar(tensor: &Tensor, threshold: f32) -> Result<Tensor> {
-    unary("greater_scalar", tensor, |t| t.gt(threshold).and_then(|mask| mask.to_dtype(DType::F32)))
+    unary("greater_scalar", tensor, |t| t.gt(threshold).and_then(|mask| mask.to_dtype(t.dtype())))
 }
 
 /// `1 / (1 + exp(-x))`: candle-core has no sigmoid, and this is the expression the ndarray backend evaluates, so

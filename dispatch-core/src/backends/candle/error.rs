@@ -3,6 +3,7 @@
 use candle_core::Tensor;
 
 use super::CandleDevice;
+use crate::dtype::{self, DType};
 use crate::error::{Error, Result};
 
 /// A failure candle reported although our own checks passed.
@@ -31,17 +32,42 @@ impl<T> OrBackend<T> for candle_core::Result<T> {
     }
 }
 
-/// Checks that every tensor lives on the device of the first, which candle would otherwise report as a string.
-pub(super) fn check_same_device<'a>(op: &'static str, tensors: impl IntoIterator<Item = &'a Tensor>) -> Result<()> {
+/// Checks that every tensor lives on the device of the first and has its dtype, which candle would otherwise
+/// report as a string: a [`Error::DeviceMismatch`] or [`Error::DTypeMismatch`].
+pub(super) fn check_operands<'a>(op: &'static str, tensors: impl IntoIterator<Item = &'a Tensor>) -> Result<()> {
     let mut tensors = tensors.into_iter();
     let Some(first) = tensors.next() else { return Ok(()) };
-    match tensors.find(|tensor| !tensor.device().same_device(first.device())) {
-        None => Ok(()),
-        Some(other) => Err(Error::device_mismatch(
-            op,
-            CandleDevice::from_candle(first.device().clone()),
-            CandleDevice::from_candle(other.device().clone()),
-        )),
+    for other in tensors {
+        if !other.device().same_device(first.device()) {
+            return Err(Error::device_mismatch(
+                op,
+                CandleDevice::from_candle(first.device().clone()),
+                CandleDevice::from_candle(other.device().clone()),
+            ));
+        }
+        dtype::check_same(op, dtype_of(first), dtype_of(other))?;
+    }
+    Ok(())
+}
+
+/// The dtype of a float tensor. A tensor of another candle dtype (an int or bool tensor passed where a float one
+/// belongs) reports `F32`; candle then rejects it in the op with its own dtype error.
+pub(super) fn dtype_of(tensor: &Tensor) -> DType {
+    match tensor.dtype() {
+        candle_core::DType::F64 => DType::F64,
+        candle_core::DType::F16 => DType::F16,
+        candle_core::DType::BF16 => DType::BF16,
+        _ => DType::F32,
+    }
+}
+
+/// The candle dtype of `dtype`.
+pub(super) fn candle_dtype(dtype: DType) -> candle_core::DType {
+    match dtype {
+        DType::F32 => candle_core::DType::F32,
+        DType::F64 => candle_core::DType::F64,
+        DType::F16 => candle_core::DType::F16,
+        DType::BF16 => candle_core::DType::BF16,
     }
 }
 

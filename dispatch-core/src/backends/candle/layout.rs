@@ -1,9 +1,9 @@
 //! Layout ops and matrix products. candle's `transpose` and `narrow` are views; `reshape` copies a non-contiguous
 //! input itself.
 
-use candle_core::Tensor;
+use candle_core::{DType, Tensor};
 
-use super::error::{OrBackend, check_same_device};
+use super::error::{OrBackend, check_operands, dtype_of};
 use super::memory::{check_output, check_output_like, filled};
 use crate::error::Result;
 use crate::shape::Shape;
@@ -32,7 +32,7 @@ pub(super) fn narrow(tensor: &Tensor, axis: usize, start: usize, len: usize) -> 
 }
 
 pub(super) fn cat(tensors: &[Tensor], axis: usize) -> Result<Tensor> {
-    check_same_device("cat", tensors)?;
+    check_operands("cat", tensors)?;
     let shapes: Vec<Shape> = tensors.iter().map(shape_of).collect();
     let shape = Shape::concat(&shapes, axis)?;
     if let Some(first) = tensors.first() {
@@ -42,14 +42,17 @@ pub(super) fn cat(tensors: &[Tensor], axis: usize) -> Result<Tensor> {
 }
 
 pub(super) fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
-    check_same_device("matmul", [lhs, rhs])?;
+    check_operands("matmul", [lhs, rhs])?;
     let shape = Shape::matmul(&shape_of(lhs), &shape_of(rhs))?;
     let inner = lhs.dims().last().copied().unwrap_or_default();
     if inner == 0 || shape.num_elements() == 0 {
         // An empty sum is 0; answered here so no GEMM kernel sees a zero-sized dimension.
-        return filled("matmul", &shape, 0.0, lhs.device());
+        return filled("matmul", &shape, 0.0, dtype_of(lhs), lhs.device());
     }
     check_output("matmul", lhs.device(), shape.num_elements(), lhs.dtype())?;
+    if let Some(product) = bf16_through_f32("matmul", [lhs, rhs], |[lhs, rhs]| matmul(lhs, rhs)) {
+        return product;
+    }
     let (batch, _, _) = shape.matrix_parts();
     let (lhs_shape, rhs_shape) = (shape_of(lhs), shape_of(rhs));
     if lhs_shape.matrix_parts().0 == batch && rhs_shape.matrix_parts().0 == batch {
@@ -58,6 +61,28 @@ pub(super) fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
     // Batches that broadcast: both operands stretched to the output's batch, as candle's matmul wants them.
     let (lhs, rhs) = (broadcast_batch(lhs, batch)?, broadcast_batch(rhs, batch)?);
     lhs.matmul(&rhs).or_backend("matmul")
+}
+
+/// candle's CPU kernels that multiply matrices (GEMM, and the convolutions built on it) have no bf16 version: for
+/// bf16 operands on the CPU, `f` of them widened to f32 (every bf16 is an f32) with its result rounded back to bf16
+/// once, as ndarray computes bf16. `None` for other operands, which candle multiplies natively.
+pub(super) fn bf16_through_f32(
+    op: &'static str,
+    operands: [&Tensor; 2],
+    f: impl FnOnce([&Tensor; 2]) -> Result<Tensor>,
+) -> Option<Result<Tensor>> {
+    if operands[0].dtype() != DType::BF16 || !operands[0].device().is_cpu() {
+        return None;
+    }
+    let widened = |tensor: &Tensor| {
+        check_output(op, tensor.device(), tensor.elem_count(), DType::F32)?;
+        tensor.to_dtype(DType::F32).or_backend(op)
+    };
+    let result = (|| {
+        let (lhs, rhs) = (widened(operands[0])?, widened(operands[1])?);
+        f([&lhs, &rhs])?.to_dtype(DType::BF16).or_backend(op)
+    })();
+    Some(result)
 }
 
 /// `tensor` with its batch broadcast to `batch`, row-major.

@@ -2,15 +2,21 @@
 //! so every op checks its output's size with [`crate::memory`] first, or fills a buffer allocated fallibly.
 //! Device memory (CUDA, Metal) is not checked here: a failed GPU allocation is an error candle returns.
 
-use candle_core::{DType, Device, Tensor};
+use candle_core::{Device, Tensor};
 
-use super::error::OrBackend;
+use super::error::{OrBackend, candle_dtype};
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::memory;
 use crate::shape::Shape;
 
 /// Checks that an output of `elements` values of `dtype` can be allocated on `device`, before candle allocates it.
-pub(super) fn check_output(op: &'static str, device: &Device, elements: usize, dtype: DType) -> Result<()> {
+pub(super) fn check_output(
+    op: &'static str,
+    device: &Device,
+    elements: usize,
+    dtype: candle_core::DType,
+) -> Result<()> {
     if device.is_cpu() { memory::check_room(op, elements, dtype.size_in_bytes()) } else { Ok(()) }
 }
 
@@ -19,12 +25,51 @@ pub(super) fn check_output_like(op: &'static str, tensor: &Tensor) -> Result<()>
     check_output(op, tensor.device(), tensor.elem_count(), tensor.dtype())
 }
 
-/// An `f32` tensor of `shape` filled with `value`: on the CPU from a buffer allocated fallibly, elsewhere by candle.
-pub(super) fn filled(op: &'static str, shape: &Shape, value: f32, device: &Device) -> Result<Tensor> {
-    if device.is_cpu() {
-        let data = memory::try_filled(op, shape.num_elements(), value)?;
-        Tensor::from_vec(data, shape.dims(), device).or_backend(op)
-    } else {
-        Tensor::full(value, shape.dims(), device).or_backend(op)
+/// A tensor of `dtype` and `shape` filled with `value` (rounded to `dtype`): on the CPU from a buffer allocated
+/// fallibly, elsewhere by candle.
+pub(super) fn filled(op: &'static str, shape: &Shape, value: f64, dtype: DType, device: &Device) -> Result<Tensor> {
+    if !device.is_cpu() {
+        return Tensor::full(value, shape.dims(), device)
+            .and_then(|full| full.to_dtype(candle_dtype(dtype)))
+            .or_backend(op);
     }
+    let count = shape.num_elements();
+    match dtype {
+        DType::F32 => host_tensor(op, shape, memory::try_filled(op, count, value as f32)?, device),
+        DType::F64 => host_tensor(op, shape, memory::try_filled(op, count, value)?, device),
+        DType::F16 => host_tensor(op, shape, memory::try_filled(op, count, half::f16::from_f64(value))?, device),
+        DType::BF16 => host_tensor(op, shape, memory::try_filled(op, count, half::bf16::from_f64(value))?, device),
+    }
+}
+
+/// A tensor of `dtype` holding `data`, each value rounded to `dtype`; the buffer of that dtype is allocated
+/// fallibly.
+pub(super) fn from_f64_values(
+    op: &'static str,
+    data: Vec<f64>,
+    shape: &Shape,
+    dtype: DType,
+    device: &Device,
+) -> Result<Tensor> {
+    match dtype {
+        DType::F32 => host_tensor(op, shape, converted(op, &data, |value| value as f32)?, device),
+        DType::F64 => host_tensor(op, shape, data, device),
+        DType::F16 => host_tensor(op, shape, converted(op, &data, half::f16::from_f64)?, device),
+        DType::BF16 => host_tensor(op, shape, converted(op, &data, half::bf16::from_f64)?, device),
+    }
+}
+
+fn converted<T>(op: &'static str, data: &[f64], convert: impl Fn(f64) -> T) -> Result<Vec<T>> {
+    let mut values = memory::try_vec(op, data.len())?;
+    values.extend(data.iter().map(|&value| convert(value)));
+    Ok(values)
+}
+
+fn host_tensor<T: candle_core::WithDType>(
+    op: &'static str,
+    shape: &Shape,
+    data: Vec<T>,
+    device: &Device,
+) -> Result<Tensor> {
+    Tensor::from_vec(data, shape.dims(), device).or_backend(op)
 }

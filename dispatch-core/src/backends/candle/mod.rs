@@ -14,15 +14,16 @@ use candle_core::Tensor;
 
 pub use self::device::CandleDevice;
 use self::elementwise::{BinaryOp, binary, unary};
-use self::error::OrBackend;
+use self::error::{OrBackend, candle_dtype, check_operands, dtype_of};
 use self::layout::shape_of;
-use self::memory::{check_output, filled};
+use self::memory::{check_output, filled, from_f64_values};
 use crate::backend::{Backend, BaseBackend, Conv2dOptions, module_ops};
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::shape::Shape;
 
-/// The candle backend; its tensor primitive is `candle_core::Tensor`: `F32` for float tensors, `I64` for int
-/// tensors and `U8` (0 or 1) for bool tensors.
+/// The candle backend; its tensor primitive is `candle_core::Tensor`: `F32`, `F64`, `F16` or `BF16` for float
+/// tensors (each computed natively), `I64` for int tensors and `U8` (0 or 1) for bool tensors.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Candle;
 
@@ -45,15 +46,33 @@ impl Backend for Candle {
         Tensor::from_vec(data, shape.dims(), device.as_candle()).or_backend("from_vec")
     }
 
-    fn full(shape: Shape, value: f32, device: &CandleDevice) -> Result<Tensor> {
+    fn from_f64_vec(data: Vec<f64>, shape: Shape, dtype: DType, device: &CandleDevice) -> Result<Tensor> {
+        shape.check_tensor_shape("from_f64_vec")?;
+        shape.check_data_len("from_f64_vec", data.len())?;
+        from_f64_values("from_f64_vec", data, &shape, dtype, device.as_candle())
+    }
+
+    fn full(shape: Shape, value: f64, dtype: DType, device: &CandleDevice) -> Result<Tensor> {
         shape.check_tensor_shape("full")?;
-        filled("full", &shape, value, device.as_candle())
+        filled("full", &shape, value, dtype, device.as_candle())
     }
 
     fn to_vec(tensor: &Tensor) -> Result<Vec<f32>> {
-        // The values land in host memory, wherever the tensor lives.
-        check_output("to_vec", &candle_core::Device::Cpu, tensor.elem_count(), tensor.dtype())?;
-        tensor.flatten_all().and_then(|flat| flat.to_vec1()).or_backend("to_vec")
+        host_values("to_vec", tensor, candle_core::DType::F32)
+    }
+
+    fn to_f64_vec(tensor: &Tensor) -> Result<Vec<f64>> {
+        host_values("to_f64_vec", tensor, candle_core::DType::F64)
+    }
+
+    fn dtype(tensor: &Tensor) -> DType {
+        dtype_of(tensor)
+    }
+
+    fn cast(tensor: &Tensor, dtype: DType) -> Result<Tensor> {
+        let target = candle_dtype(dtype);
+        check_output("cast", tensor.device(), tensor.elem_count(), target)?;
+        tensor.to_dtype(target).or_backend("cast")
     }
 
     fn shape(tensor: &Tensor) -> Shape {
@@ -176,6 +195,12 @@ impl Backend for Candle {
         else {
             return module_ops::conv2d::<Self>(input, weight, options);
         };
+        check_operands("conv2d", [input, weight])?;
+        if let Some(output) =
+            layout::bf16_through_f32("conv2d", [input, weight], |[input, weight]| Self::conv2d(input, weight, options))
+        {
+            return output;
+        }
         check_output("conv2d", input.device(), geometry.columns, input.dtype())?;
         check_output("conv2d", input.device(), geometry.output.iter().product(), input.dtype())?;
         input.conv2d(weight, padding, stride, dilation, options.groups).or_backend("conv2d")
@@ -278,4 +303,15 @@ impl Backend for Candle {
     fn bool_to_device(tensor: &Tensor, device: &CandleDevice) -> Result<Tensor> {
         Self::to_device(tensor, device)
     }
+}
+
+/// The elements of a tensor in host memory, row-major, as `dtype` (`F32` or `F64`, converted from the tensor's own).
+fn host_values<T: candle_core::WithDType>(
+    op: &'static str,
+    tensor: &Tensor,
+    dtype: candle_core::DType,
+) -> Result<Vec<T>> {
+    // The values land in host memory, wherever the tensor lives.
+    check_output(op, &candle_core::Device::Cpu, tensor.elem_count(), dtype)?;
+    tensor.flatten_all().and_then(|flat| flat.to_dtype(dtype)).and_then(|flat| flat.to_vec1()).or_backend(op)
 }

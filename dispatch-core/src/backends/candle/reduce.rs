@@ -18,12 +18,12 @@ pub(super) fn mean(tensor: &Tensor) -> Result<Tensor> {
 }
 
 pub(super) fn sum_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
-    check_reduced_output("sum_dim", tensor, axis, DType::F32)?;
+    check_reduced_output("sum_dim", tensor, axis, tensor.dtype())?;
     tensor.sum_keepdim(axis).or_backend("sum_dim")
 }
 
 pub(super) fn mean_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
-    check_reduced_output("mean_dim", tensor, axis, DType::F32)?;
+    check_reduced_output("mean_dim", tensor, axis, tensor.dtype())?;
     let scale = reciprocal(tensor.dims()[axis]);
     tensor.sum_keepdim(axis).and_then(|sums| sums.affine(scale, 0.0)).or_backend("mean_dim")
 }

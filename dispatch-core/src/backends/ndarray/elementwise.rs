@@ -1,48 +1,76 @@
-//! Element-wise ops: binary ops broadcast with numpy rules, unary ops map every element.
+//! Element-wise ops: binary ops broadcast with numpy rules, unary ops map every element. Each is written once,
+//! generic over the element type, and the result keeps the operands' dtype.
 
-use ndarray::{IxDyn, Zip};
+use ndarray::{ArcArrayD, IxDyn, Zip};
+use num_traits::Float;
 
-use super::tensor::{NdArrayTensor, check_output};
+use super::tensor::{Element, NdArrayTensor, check_output};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 
-/// Applies `f` to the operands broadcast to their common shape; the shapes are checked first because
-/// `ndarray` panics on a mismatch.
-pub(super) fn binary(
+/// `f` of the operands broadcast to their common shape; the shapes are checked first because `ndarray` panics on
+/// a mismatch.
+pub(super) fn zip_arrays<E: Element>(
     op: &'static str,
-    lhs: &NdArrayTensor,
-    rhs: &NdArrayTensor,
-    f: impl Fn(f32, f32) -> f32,
+    dtype: DType,
+    lhs: &ArcArrayD<E>,
+    rhs: &ArcArrayD<E>,
+    f: impl Fn(E, E) -> E,
 ) -> Result<NdArrayTensor> {
-    let (lhs_shape, rhs_shape) = (lhs.shape(), rhs.shape());
+    let (lhs_shape, rhs_shape) = (Shape::new(lhs.shape()), Shape::new(rhs.shape()));
     let shape = Shape::broadcast(op, &lhs_shape, &rhs_shape)?;
-    let (lhs_view, rhs_view) = (lhs.view(), rhs.view());
-    let (Some(lhs_view), Some(rhs_view)) =
-        (lhs_view.broadcast(IxDyn(shape.dims())), rhs_view.broadcast(IxDyn(shape.dims())))
+    let (Some(lhs_view), Some(rhs_view)) = (lhs.broadcast(IxDyn(shape.dims())), rhs.broadcast(IxDyn(shape.dims())))
     else {
         return Err(Error::shape_mismatch(op, &lhs_shape, &rhs_shape));
     };
-    check_output(op, shape.num_elements())?;
-    Ok(NdArrayTensor::new(Zip::from(&lhs_view).and(&rhs_view).map_collect(|&a, &b| f(a, b))))
+    check_output::<E>(op, shape.num_elements())?;
+    Ok(NdArrayTensor::output(dtype, Zip::from(&lhs_view).and(&rhs_view).map_collect(|&a, &b| f(a, b))))
 }
 
-/// Applies `f` to every element; the result keeps the input's memory order, so a contiguous input is mapped as
-/// one slice.
-pub(super) fn unary(op: &'static str, tensor: &NdArrayTensor, f: impl Fn(f32) -> f32) -> Result<NdArrayTensor> {
-    check_output(op, tensor.shared().len())?;
-    Ok(NdArrayTensor::new(tensor.shared().mapv(f)))
+/// `f` of every element; the result keeps the input's memory order, so a contiguous input is mapped as one slice.
+pub(super) fn map_array<E: Element>(
+    op: &'static str,
+    dtype: DType,
+    array: &ArcArrayD<E>,
+    f: impl Fn(E) -> E,
+) -> Result<NdArrayTensor> {
+    check_output::<E>(op, array.len())?;
+    Ok(NdArrayTensor::output(dtype, array.mapv(f)))
 }
 
-pub(super) fn relu(x: f32) -> f32 {
+/// `$f` (a closure of one element of type `E`) of every element of the tensor.
+macro_rules! unary {
+    ($op:literal, $tensor:expr, $f:expr) => {{
+        let tensor: &NdArrayTensor = $tensor;
+        $crate::backends::ndarray::tensor::with_array!(tensor, |array| {
+            $crate::backends::ndarray::elementwise::map_array::<E>($op, tensor.dtype(), array, $f)
+        })
+    }};
+}
+pub(super) use unary;
+
+/// `$f` (a closure of two elements of type `E`) of the two tensors, broadcasting; they must share a dtype.
+macro_rules! binary {
+    ($op:literal, $lhs:expr, $rhs:expr, $f:expr) => {{
+        let lhs: &NdArrayTensor = $lhs;
+        $crate::backends::ndarray::tensor::with_arrays!($op, lhs, $rhs, |a, b| {
+            $crate::backends::ndarray::elementwise::zip_arrays::<E>($op, lhs.dtype(), a, b, $f)
+        })
+    }};
+}
+pub(super) use binary;
+
+pub(super) fn relu<E: Float>(x: E) -> E {
     // `max` ignores NaN, as candle's relu does, so both backends map NaN to 0.
-    x.max(0.0)
+    x.max(E::zero())
 }
 
-pub(super) fn sigmoid(x: f32) -> f32 {
+pub(super) fn sigmoid<E: Float>(x: E) -> E {
     // The same expression as the candle backend, so both round alike; it saturates to 0 and 1 without NaN.
-    1.0 / (1.0 + (-x).exp())
+    E::one() / (E::one() + (-x).exp())
 }
 
-pub(super) fn greater(x: f32, threshold: f32) -> f32 {
-    if x > threshold { 1.0 } else { 0.0 }
+pub(super) fn greater<E: Float>(x: E, threshold: E) -> E {
+    if x > threshold { E::one() } else { E::zero() }
 }

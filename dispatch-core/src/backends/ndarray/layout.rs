@@ -1,53 +1,70 @@
 //! Layout ops. `swap_dims` and `narrow` only change strides and offsets of the shared array; `reshape` copies only
 //! when the input is not in row-major layout.
 
-use ndarray::{Axis, Slice};
+use ndarray::{ArcArrayD, Axis, Slice};
 
-use super::tensor::{NdArrayTensor, check_output, ndarray_error};
-use crate::error::Result;
+use super::tensor::{Element, NdArrayTensor, arrays_of, check_output, ndarray_error, with_array};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
 use crate::shape::Shape;
 
 pub(super) fn swap_dims(tensor: &NdArrayTensor, dim0: usize, dim1: usize) -> Result<NdArrayTensor> {
     tensor.shape().swap_dims("swap_dims", dim0, dim1)?;
-    let mut array = tensor.shared().clone();
-    array.swap_axes(dim0, dim1);
-    Ok(NdArrayTensor::from_shared(array))
+    with_array!(tensor, |array| {
+        let mut array = array.clone();
+        array.swap_axes(dim0, dim1);
+        Ok(NdArrayTensor::shared_as(tensor.dtype(), array))
+    })
 }
 
 /// A view with the axes reordered: nothing is copied.
 pub(super) fn permute(tensor: &NdArrayTensor, axes: Vec<usize>) -> Result<NdArrayTensor> {
     tensor.shape().permute(&axes)?;
-    Ok(NdArrayTensor::from_shared(tensor.shared().clone().permuted_axes(axes)))
+    with_array!(tensor, |array| Ok(NdArrayTensor::shared_as(tensor.dtype(), array.clone().permuted_axes(axes))))
 }
 
 pub(super) fn reshape(tensor: &NdArrayTensor, shape: &Shape) -> Result<NdArrayTensor> {
     tensor.shape().check_reshape(shape)?;
-    let array = tensor.shared();
+    with_array!(tensor, |array| reshaped(tensor.dtype(), array, shape))
+}
+
+fn reshaped<E: Element>(dtype: DType, array: &ArcArrayD<E>, shape: &Shape) -> Result<NdArrayTensor> {
     let row_major = if array.is_standard_layout() {
         array.clone()
     } else {
-        check_output("reshape", array.len())?;
+        check_output::<E>("reshape", array.len())?;
         array.as_standard_layout().into_owned().into_shared()
     };
     let reshaped = row_major.into_shape_with_order(shape.dims()).map_err(|error| ndarray_error("reshape", error))?;
-    Ok(NdArrayTensor::from_shared(reshaped))
+    Ok(NdArrayTensor::shared_as(dtype, reshaped))
 }
 
 pub(super) fn narrow(tensor: &NdArrayTensor, axis: usize, start: usize, len: usize) -> Result<NdArrayTensor> {
     tensor.shape().check_narrow(axis, start, len)?;
-    let mut array = tensor.shared().clone();
-    array.slice_axis_inplace(Axis(axis), Slice::from(start..start + len));
-    Ok(NdArrayTensor::from_shared(array))
+    with_array!(tensor, |array| {
+        let mut array = array.clone();
+        array.slice_axis_inplace(Axis(axis), Slice::from(start..start + len));
+        Ok(NdArrayTensor::shared_as(tensor.dtype(), array))
+    })
 }
 
 pub(super) fn cat(tensors: &[NdArrayTensor], axis: usize) -> Result<NdArrayTensor> {
     let shapes: Vec<Shape> = tensors.iter().map(NdArrayTensor::shape).collect();
     let shape = Shape::concat(&shapes, axis)?;
+    let Some(first) = tensors.first() else {
+        return Err(Error::invalid("cat", "needs at least one tensor"));
+    };
     if let [single] = tensors {
         return Ok(single.clone());
     }
-    check_output("cat", shape.num_elements())?;
-    let views: Vec<_> = tensors.iter().map(NdArrayTensor::view).collect();
+    with_array!(first, |_first| {
+        check_output::<E>("cat", shape.num_elements())?;
+        concatenated::<E>(first.dtype(), tensors, axis)
+    })
+}
+
+fn concatenated<E: Element>(dtype: DType, tensors: &[NdArrayTensor], axis: usize) -> Result<NdArrayTensor> {
+    let views: Vec<_> = arrays_of::<E>("cat", tensors)?.into_iter().map(|array| array.view()).collect();
     let array = ndarray::concatenate(Axis(axis), &views).map_err(|error| ndarray_error("cat", error))?;
-    Ok(NdArrayTensor::new(array))
+    Ok(NdArrayTensor::output(dtype, array))
 }

@@ -17,6 +17,7 @@ pub use self::kinds::{NdArrayBoolTensor, NdArrayIntTensor};
 pub use self::tensor::NdArrayTensor;
 use crate::backend::{Backend, BaseBackend};
 use crate::device::{BackendDevice, DeviceOf, ParseDeviceError};
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::math;
 use crate::shape::Shape;
@@ -76,12 +77,28 @@ impl Backend for NdArray {
         NdArrayTensor::from_vec(data, &shape)
     }
 
-    fn full(shape: Shape, value: f32, _device: &NdArrayDevice) -> Result<NdArrayTensor> {
-        NdArrayTensor::full(&shape, value)
+    fn from_f64_vec(data: Vec<f64>, shape: Shape, dtype: DType, _device: &NdArrayDevice) -> Result<NdArrayTensor> {
+        NdArrayTensor::from_f64_vec(data, &shape, dtype)
+    }
+
+    fn full(shape: Shape, value: f64, dtype: DType, _device: &NdArrayDevice) -> Result<NdArrayTensor> {
+        NdArrayTensor::full(&shape, value, dtype)
     }
 
     fn to_vec(tensor: &NdArrayTensor) -> Result<Vec<f32>> {
         tensor.to_vec()
+    }
+
+    fn to_f64_vec(tensor: &NdArrayTensor) -> Result<Vec<f64>> {
+        tensor.to_f64_vec()
+    }
+
+    fn dtype(tensor: &NdArrayTensor) -> DType {
+        tensor.dtype()
+    }
+
+    fn cast(tensor: &NdArrayTensor, dtype: DType) -> Result<NdArrayTensor> {
+        tensor.cast(dtype)
     }
 
     fn shape(tensor: &NdArrayTensor) -> Shape {
@@ -97,104 +114,104 @@ impl Backend for NdArray {
     }
 
     fn add(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
-        binary("add", lhs, rhs, |a, b| a + b)
+        binary!("add", lhs, rhs, |a, b| a + b)
     }
 
     fn sub(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
-        binary("sub", lhs, rhs, |a, b| a - b)
+        binary!("sub", lhs, rhs, |a, b| a - b)
     }
 
     fn mul(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
-        binary("mul", lhs, rhs, |a, b| a * b)
+        binary!("mul", lhs, rhs, |a, b| a * b)
     }
 
     fn div(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
-        binary("div", lhs, rhs, |a, b| a / b)
+        binary!("div", lhs, rhs, |a, b| a / b)
     }
 
     fn add_scalar(tensor: &NdArrayTensor, scalar: f32) -> Result<NdArrayTensor> {
-        unary("add_scalar", tensor, |x| x + scalar)
+        unary!("add_scalar", tensor, move |x| x + E::from(scalar))
     }
 
     fn mul_scalar(tensor: &NdArrayTensor, scalar: f32) -> Result<NdArrayTensor> {
-        unary("mul_scalar", tensor, |x| x * scalar)
+        unary!("mul_scalar", tensor, move |x| x * E::from(scalar))
     }
 
     fn powf_scalar(tensor: &NdArrayTensor, exponent: f32) -> Result<NdArrayTensor> {
-        unary("powf_scalar", tensor, |x| x.powf(exponent))
+        unary!("powf_scalar", tensor, move |x| x.powf(E::from(exponent)))
     }
 
     fn greater_scalar(tensor: &NdArrayTensor, threshold: f32) -> Result<NdArrayTensor> {
-        unary("greater_scalar", tensor, |x| elementwise::greater(x, threshold))
+        unary!("greater_scalar", tensor, move |x| elementwise::greater(x, E::from(threshold)))
     }
 
     fn neg(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary("neg", tensor, |x| -x)
+        unary!("neg", tensor, |x: E| -x)
     }
 
     fn exp(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary("exp", tensor, f32::exp)
+        unary!("exp", tensor, |x: E| x.exp())
     }
 
     fn log(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary("log", tensor, f32::ln)
+        unary!("log", tensor, |x: E| x.ln())
     }
 
     fn relu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary("relu", tensor, elementwise::relu)
+        unary!("relu", tensor, elementwise::relu::<E>)
     }
 
     fn sigmoid(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary("sigmoid", tensor, elementwise::sigmoid)
+        unary!("sigmoid", tensor, elementwise::sigmoid::<E>)
     }
 
     fn tanh(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary("tanh", tensor, f32::tanh)
+        unary!("tanh", tensor, |x: E| x.tanh())
     }
 
     fn sqrt(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary("sqrt", tensor, f32::sqrt)
+        unary!("sqrt", tensor, |x: E| x.sqrt())
     }
 
     fn recip(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary("recip", tensor, f32::recip)
+        unary!("recip", tensor, |x: E| x.recip())
     }
 
     fn abs(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary("abs", tensor, f32::abs)
+        unary!("abs", tensor, |x: E| x.abs())
     }
 
     fn sin(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary("sin", tensor, f32::sin)
+        unary!("sin", tensor, |x: E| x.sin())
     }
 
     fn cos(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary("cos", tensor, f32::cos)
+        unary!("cos", tensor, |x: E| x.cos())
     }
 
     fn erf(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary("erf", tensor, math::erf)
+        unary!("erf", tensor, math::erf::<E>)
     }
 
     fn gelu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary("gelu", tensor, math::gelu)
+        unary!("gelu", tensor, math::gelu::<E>)
     }
 
     fn silu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary("silu", tensor, math::silu)
+        unary!("silu", tensor, math::silu::<E>)
     }
 
     fn clamp(tensor: &NdArrayTensor, min: f32, max: f32) -> Result<NdArrayTensor> {
         math::check_clamp_bounds(min, max)?;
-        unary("clamp", tensor, |x| math::clamp(x, min, max))
+        unary!("clamp", tensor, move |x| math::clamp(x, E::from(min), E::from(max)))
     }
 
     fn maximum(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
-        binary("maximum", lhs, rhs, math::maximum)
+        binary!("maximum", lhs, rhs, math::maximum::<E>)
     }
 
     fn minimum(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
-        binary("minimum", lhs, rhs, math::minimum)
+        binary!("minimum", lhs, rhs, math::minimum::<E>)
     }
 
     fn matmul(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {

@@ -1,72 +1,265 @@
 //! The ndarray tensor primitive: a shared, possibly strided array, so clones, transposes and narrows copy nothing.
 
-use ndarray::{ArcArrayD, ArrayD, ArrayViewD, IxDyn, ShapeError};
+use ndarray::{ArcArrayD, ArrayD, ArrayViewD, IxDyn, NdFloat, ShapeError};
 
+use crate::dtype::{self, DType};
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::shape::Shape;
 
 /// A float tensor of the [`NdArray`](super::NdArray) backend.
 ///
-/// It holds a reference-counted `ndarray` array of rank 1 or more. Layout ops (`swap_dims`, `narrow`) only change
-/// strides and offsets, so the array is not always in standard (row-major) layout; every reader copes with that.
-/// A narrowed tensor keeps its source's whole buffer alive.
+/// It holds a reference-counted `ndarray` array of rank 1 or more: of `f64` for [`DType::F64`], of `f32` for the
+/// other dtypes. `F16` and `BF16` tensors compute in `f32` and round every result to their dtype, so they hold
+/// only values of that dtype (at twice its memory). Layout ops (`swap_dims`, `narrow`) only change strides and
+/// offsets, so the array is not always in standard (row-major) layout; every reader copes with that. A narrowed
+/// tensor keeps its source's whole buffer alive.
 #[derive(Clone, Debug)]
 pub struct NdArrayTensor {
-    array: ArcArrayD<f32>,
+    values: FloatArray,
+    dtype: DType,
 }
 
-impl NdArrayTensor {
-    /// Wraps an array computed by an op; ops only build arrays of rank 1 or more.
-    pub(super) fn new(array: ArrayD<f32>) -> Self {
-        Self { array: array.into_shared() }
+/// The array of a float tensor, by the element type it computes in.
+#[derive(Clone, Debug)]
+pub(super) enum FloatArray {
+    F32(ArcArrayD<f32>),
+    F64(ArcArrayD<f64>),
+}
+
+/// The element types ndarray computes in; the generic ops are written once over it.
+pub(super) trait Element: NdFloat + From<f32> {
+    /// The array, as the tensor stores it.
+    fn store(array: ArcArrayD<Self>) -> FloatArray;
+    /// The array of this element type in `values`, if that is what they hold.
+    fn stored(values: &FloatArray) -> Option<&ArcArrayD<Self>>;
+    /// `value` rounded to this type.
+    fn of_f64(value: f64) -> Self;
+}
+
+impl Element for f32 {
+    fn store(array: ArcArrayD<f32>) -> FloatArray {
+        FloatArray::F32(array)
     }
 
-    pub(super) fn from_shared(array: ArcArrayD<f32>) -> Self {
-        Self { array }
+    fn stored(values: &FloatArray) -> Option<&ArcArrayD<f32>> {
+        match values {
+            FloatArray::F32(array) => Some(array),
+            FloatArray::F64(_) => None,
+        }
+    }
+
+    fn of_f64(value: f64) -> f32 {
+        value as f32
+    }
+}
+
+impl Element for f64 {
+    fn store(array: ArcArrayD<f64>) -> FloatArray {
+        FloatArray::F64(array)
+    }
+
+    fn stored(values: &FloatArray) -> Option<&ArcArrayD<f64>> {
+        match values {
+            FloatArray::F64(array) => Some(array),
+            FloatArray::F32(_) => None,
+        }
+    }
+
+    fn of_f64(value: f64) -> f64 {
+        value
+    }
+}
+
+/// `$body` with `$array` bound to the tensor's array and `E` naming its element type (`f32` or `f64`): an op
+/// written once, compiled for both.
+macro_rules! with_array {
+    ($tensor:expr, |$array:ident| $body:expr) => {
+        match $tensor.values() {
+            $crate::backends::ndarray::tensor::FloatArray::F32($array) => {
+                #[allow(dead_code)]
+                type E = f32;
+                $body
+            }
+            $crate::backends::ndarray::tensor::FloatArray::F64($array) => {
+                #[allow(dead_code)]
+                type E = f64;
+                $body
+            }
+        }
+    };
+}
+pub(super) use with_array;
+
+impl NdArrayTensor {
+    /// An op's output array as a tensor of `dtype`, rounded to it; ops only build arrays of rank 1 or more.
+    pub(super) fn output<E: Element>(dtype: DType, mut array: ArrayD<E>) -> Self {
+        if matches!(dtype, DType::F16 | DType::BF16) {
+            array.mapv_inplace(|value| E::of_f64(dtype.round(value.to_f64().unwrap_or(f64::NAN))));
+        }
+        Self { values: E::store(array.into_shared()), dtype }
+    }
+
+    /// A tensor of `dtype` over a shared array whose values it already holds (a view of another tensor).
+    pub(super) fn shared_as<E: Element>(dtype: DType, array: ArcArrayD<E>) -> Self {
+        Self { values: E::store(array), dtype }
+    }
+
+    pub(super) fn values(&self) -> &FloatArray {
+        &self.values
+    }
+
+    /// The element type of the tensor.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    pub(super) fn from_f64_vec(data: Vec<f64>, shape: &Shape, dtype: DType) -> Result<Self> {
+        let op = "from_f64_vec";
+        shape.check_tensor_shape(op)?;
+        shape.check_data_len(op, data.len())?;
+        let array = if dtype == DType::F64 {
+            FloatArray::F64(array_of(op, shape, data)?)
+        } else {
+            let mut narrowed = memory::try_vec(op, data.len())?;
+            narrowed.extend(data.into_iter().map(|value| dtype.round(value) as f32));
+            FloatArray::F32(array_of(op, shape, narrowed)?)
+        };
+        Ok(Self { values: array, dtype })
     }
 
     pub(super) fn from_vec(data: Vec<f32>, shape: &Shape) -> Result<Self> {
         shape.check_tensor_shape("from_vec")?;
         shape.check_data_len("from_vec", data.len())?;
-        let array =
-            ArrayD::from_shape_vec(IxDyn(shape.dims()), data).map_err(|error| ndarray_error("from_vec", error))?;
-        Ok(Self::new(array))
+        Ok(Self { values: FloatArray::F32(array_of("from_vec", shape, data)?), dtype: DType::F32 })
     }
 
-    pub(super) fn full(shape: &Shape, value: f32) -> Result<Self> {
+    pub(super) fn full(shape: &Shape, value: f64, dtype: DType) -> Result<Self> {
         shape.check_tensor_shape("full")?;
-        let data = memory::try_filled("full", shape.num_elements(), value)?;
-        let array = ArrayD::from_shape_vec(IxDyn(shape.dims()), data).map_err(|error| ndarray_error("full", error))?;
-        Ok(Self::new(array))
+        let count = shape.num_elements();
+        let values = if dtype == DType::F64 {
+            FloatArray::F64(array_of("full", shape, memory::try_filled("full", count, value)?)?)
+        } else {
+            FloatArray::F32(array_of("full", shape, memory::try_filled("full", count, dtype.round(value) as f32)?)?)
+        };
+        Ok(Self { values, dtype })
     }
 
-    /// Wraps an `ndarray` array; arrays of rank 0 are rejected, since a scalar tensor has shape `[1]`.
-    pub fn from_array(array: ArrayD<f32>) -> Result<Self> {
-        if array.ndim() == 0 {
-            return Err(Error::invalid("NdArrayTensor::from_array", "the array has no dimensions; a scalar is `[1]`"));
+    /// The same values in `dtype`, each rounded to it; shares the array when only the label changes.
+    pub(super) fn cast(&self, dtype: DType) -> Result<Self> {
+        let elements = self.shape().num_elements();
+        if dtype == DType::F64 {
+            check_output::<f64>("cast", elements)?
+        } else {
+            check_output::<f32>("cast", elements)?
         }
-        Ok(Self::new(array))
+        let values = match (&self.values, dtype) {
+            (FloatArray::F32(array), DType::F64) => FloatArray::F64(array.mapv(f64::from).into_shared()),
+            (FloatArray::F64(array), DType::F64) => FloatArray::F64(array.clone()),
+            (FloatArray::F64(array), _) => FloatArray::F32(array.mapv(|value| dtype.round(value) as f32).into_shared()),
+            // Every f16 and bf16 value is an f32, so widening only relabels.
+            (FloatArray::F32(array), DType::F32) => FloatArray::F32(array.clone()),
+            (FloatArray::F32(array), _) if self.dtype == dtype => FloatArray::F32(array.clone()),
+            (FloatArray::F32(array), _) => FloatArray::F32(array.mapv(|value| dtype.round_f32(value)).into_shared()),
+        };
+        Ok(Self { values, dtype })
     }
 
-    /// A read-only view of the elements, in whatever layout the tensor has.
-    pub fn view(&self) -> ArrayViewD<'_, f32> {
-        self.array.view()
+    /// Wraps an `f32` `ndarray` array as an `F32` tensor; arrays of rank 0 are rejected, since a scalar tensor has
+    /// shape `[1]`.
+    pub fn from_array(array: ArrayD<f32>) -> Result<Self> {
+        check_rank("NdArrayTensor::from_array", array.ndim())?;
+        Ok(Self::output(DType::F32, array))
     }
 
-    pub(super) fn shared(&self) -> &ArcArrayD<f32> {
-        &self.array
+    /// Wraps an `f64` `ndarray` array as an `F64` tensor; see [`from_array`](Self::from_array).
+    pub fn from_array_f64(array: ArrayD<f64>) -> Result<Self> {
+        check_rank("NdArrayTensor::from_array_f64", array.ndim())?;
+        Ok(Self::output(DType::F64, array))
+    }
+
+    /// A read-only view of the elements of a tensor stored as `f32` (every dtype but `F64`), in whatever layout
+    /// the tensor has.
+    pub fn view(&self) -> Option<ArrayViewD<'_, f32>> {
+        f32::stored(&self.values).map(|array| array.view())
+    }
+
+    /// A read-only view of the elements of an `F64` tensor.
+    pub fn view_f64(&self) -> Option<ArrayViewD<'_, f64>> {
+        f64::stored(&self.values).map(|array| array.view())
     }
 
     /// The dimensions of the array, outermost first.
     pub fn shape(&self) -> Shape {
-        Shape::new(self.array.shape())
+        with_array!(self, |array| Shape::new(array.shape()))
     }
 
-    /// The elements in row-major order; [`Error::OutOfMemory`] if the copy cannot be allocated.
+    /// The elements in row-major order as `f32` (rounded for `F64`); [`Error::OutOfMemory`] if the copy cannot be
+    /// allocated.
     pub fn to_vec(&self) -> Result<Vec<f32>> {
-        row_major_values("to_vec", &self.array)
+        match &self.values {
+            FloatArray::F32(array) => row_major_values("to_vec", array),
+            FloatArray::F64(array) => row_major_converted("to_vec", array, |value| value as f32),
+        }
     }
+
+    /// The elements in row-major order as `f64`, exact for every dtype.
+    pub fn to_f64_vec(&self) -> Result<Vec<f64>> {
+        match &self.values {
+            FloatArray::F32(array) => row_major_converted("to_f64_vec", array, f64::from),
+            FloatArray::F64(array) => row_major_values("to_f64_vec", array),
+        }
+    }
+}
+
+/// The arrays of two operands of `op`, of one element type: `$body` with `$lhs`, `$rhs` bound to them and `E` to
+/// the type, or an [`Error::DTypeMismatch`] naming both dtypes.
+macro_rules! with_arrays {
+    ($op:expr, $left:expr, $right:expr, |$lhs:ident, $rhs:ident| $body:expr) => {{
+        use $crate::backends::ndarray::tensor::FloatArray;
+        let (left, right): (&NdArrayTensor, &NdArrayTensor) = ($left, $right);
+        match $crate::dtype::check_same($op, left.dtype(), right.dtype()).map(|()| (left.values(), right.values())) {
+            Ok((FloatArray::F32($lhs), FloatArray::F32($rhs))) => {
+                #[allow(dead_code)]
+                type E = f32;
+                $body
+            }
+            Ok((FloatArray::F64($lhs), FloatArray::F64($rhs))) => {
+                #[allow(dead_code)]
+                type E = f64;
+                $body
+            }
+            // One dtype is stored one way, so this is only the error of the check.
+            Ok(_) => Err($crate::Error::DTypeMismatch { op: $op, lhs: left.dtype(), rhs: right.dtype() }),
+            Err(error) => Err(error),
+        }
+    }};
+}
+pub(super) use with_arrays;
+
+/// The arrays of every tensor of `tensors` as element type `E`, once they are known to share one dtype.
+pub(super) fn arrays_of<'a, E: Element>(
+    op: &'static str,
+    tensors: &'a [NdArrayTensor],
+) -> Result<Vec<&'a ArcArrayD<E>>> {
+    let mut arrays = memory::try_vec(op, tensors.len())?;
+    for tensor in tensors {
+        let first = tensors.first().map_or(tensor.dtype, |first| first.dtype);
+        dtype::check_same(op, first, tensor.dtype)?;
+        arrays.push(E::stored(&tensor.values).ok_or(Error::DTypeMismatch { op, lhs: first, rhs: tensor.dtype })?);
+    }
+    Ok(arrays)
+}
+
+fn check_rank(op: &'static str, rank: usize) -> Result<()> {
+    if rank == 0 {
+        return Err(Error::invalid(op, "the array has no dimensions; a scalar is `[1]`"));
+    }
+    Ok(())
+}
+
+fn array_of<T: Clone>(op: &'static str, shape: &Shape, data: Vec<T>) -> Result<ArcArrayD<T>> {
+    ArrayD::from_shape_vec(IxDyn(shape.dims()), data).map(ArrayD::into_shared).map_err(|error| ndarray_error(op, error))
 }
 
 /// The elements of any array in row-major order, copied fallibly: in one piece when the array is row-major already.
@@ -74,15 +267,20 @@ pub(super) fn row_major_values<T: Copy>(op: &'static str, array: &ArcArrayD<T>) 
     if let Some(row_major) = array.as_slice() {
         return memory::try_copy(op, row_major);
     }
+    row_major_converted(op, array, |value| value)
+}
+
+/// The elements of an array in row-major order, each converted by `convert`.
+fn row_major_converted<T: Copy, U>(op: &'static str, array: &ArcArrayD<T>, convert: impl Fn(T) -> U) -> Result<Vec<U>> {
     let mut values = memory::try_vec(op, array.len())?;
-    values.extend(array.iter().copied());
+    values.extend(array.iter().map(|&value| convert(value)));
     Ok(values)
 }
 
-/// Checks that an op's output of `elements` values can be allocated, before ndarray allocates it (and would abort
-/// the process if it could not).
-pub(super) fn check_output(op: &'static str, elements: usize) -> Result<()> {
-    memory::check_room(op, elements, size_of::<f32>())
+/// Checks that an op's output of `elements` values of type `T` can be allocated, before ndarray allocates it (and
+/// would abort the process if it could not).
+pub(super) fn check_output<T>(op: &'static str, elements: usize) -> Result<()> {
+    memory::check_room(op, elements, size_of::<T>())
 }
 
 /// An error `ndarray` reported although our own checks passed.

@@ -30,7 +30,7 @@ pub(crate) fn picked<B: BaseBackend>(
     let output = pick(input.primitive(), axis, indices)?;
     Ok(AutodiffTensor::unary(op, input, output, |_| {
         let (indices, shape, device) = (indices.clone(), B::shape(input.primitive()), B::device(input.primitive()));
-        move |gradient| put_back(&B::full(shape.clone(), 0.0, &device)?, axis, &indices, &gradient)
+        move |gradient| put_back(&B::full(shape.clone(), 0.0, B::dtype(&gradient), &device)?, axis, &indices, &gradient)
     }))
 }
 

@@ -55,7 +55,8 @@ fn pad_with_zeros<B: BaseBackend>(
         return Ok(gradient);
     }
     let device = B::device(&gradient);
-    let zeros = |size: usize| B::full(shape.with_dim("backward of narrow", axis, size)?, 0.0, &device);
+    let dtype = B::dtype(&gradient);
+    let zeros = |size: usize| B::full(shape.with_dim("backward of narrow", axis, size)?, 0.0, dtype, &device);
     let mut parts = Vec::with_capacity(3);
     if start > 0 {
         parts.push(zeros(start)?);

@@ -6,6 +6,11 @@ use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
 use crate::error::Result;
 use crate::shape::Shape;
 
+/// 1 where `mask` holds, else 0, in `like`'s dtype: a factor a gradient of that dtype can be multiplied by.
+pub(crate) fn ones_where<B: BaseBackend>(mask: &B::BoolTensor, like: &B::FloatTensor) -> Result<B::FloatTensor> {
+    B::cast(&B::bool_to_float(mask)?, B::dtype(like))
+}
+
 /// d/d(on_true) = the gradient where `mask` holds, d/d(on_false) = where it does not; each reduced back to its
 /// operand's shape, since the three broadcast together.
 pub(crate) fn mask_where<B: BaseBackend>(
@@ -29,7 +34,7 @@ pub(crate) fn selected<B: BaseBackend>(
         let (true_shape, false_shape) = (B::shape(on_true.primitive()), B::shape(on_false.primitive()));
         let device = B::device(on_true.primitive());
         move |gradient| {
-            let zero = B::full(Shape::new([1]), 0.0, &device)?;
+            let zero = B::full(Shape::new([1]), 0.0, B::dtype(&gradient), &device)?;
             Ok([
                 gradient_if(true_tracked, || {
                     reduce_to_shape::<B>(B::mask_where(&mask, &gradient, &zero)?, &true_shape)

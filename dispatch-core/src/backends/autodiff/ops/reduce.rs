@@ -1,8 +1,9 @@
 //! Reductions: their backward spreads the gradient of each reduced slice back over the slice.
 
 use crate::backend::BaseBackend;
-use crate::backend::defaults::split_at_axis;
+use crate::backend::defaults::{split_at_axis, values_like};
 use crate::backends::autodiff::broadcast::expand_to_shape;
+use crate::backends::autodiff::ops::mask::ones_where;
 use crate::backends::autodiff::tensor::AutodiffTensor;
 use crate::error::Result;
 use crate::memory;
@@ -20,7 +21,7 @@ pub(crate) fn mean<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<Autodiff
     let output = B::mean(input.primitive())?;
     Ok(AutodiffTensor::unary("mean", input, output, |_| {
         let input_shape = B::shape(input.primitive());
-        let scale = 1.0 / input_shape.num_elements() as f32;
+        let scale = 1.0 / input_shape.num_elements() as f64;
         move |gradient| expand_to_shape::<B>(&gradient, &input_shape, scale)
     }))
 }
@@ -39,7 +40,7 @@ pub(crate) fn mean_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -
     Ok(AutodiffTensor::unary("mean_dim", input, output, |_| {
         let input_shape = B::shape(input.primitive());
         // The forward succeeded, so `axis` exists.
-        let scale = 1.0 / input_shape.dims().get(axis).copied().unwrap_or(1) as f32;
+        let scale = 1.0 / input_shape.dims().get(axis).copied().unwrap_or(1) as f64;
         move |gradient| expand_to_shape::<B>(&gradient, &input_shape, scale)
     }))
 }
@@ -68,7 +69,7 @@ fn extreme_dim<B: BaseBackend>(
     AutodiffTensor::unary(op, input, output, |output| {
         let (input, output) = (input.primitive().clone(), output.clone());
         move |gradient| {
-            let picked = B::bool_to_float(&B::eq(&input, &output)?)?;
+            let picked = ones_where::<B>(&B::eq(&input, &output)?, &gradient)?;
             let share = B::div(&picked, &B::sum_dim(&picked, axis)?)?;
             B::mul(&gradient, &share)
         }
@@ -94,24 +95,24 @@ pub(crate) fn prod_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -
         move |gradient| {
             let shape = B::shape(&input);
             let (outer, len, inner) = split_at_axis(&shape, axis);
-            let values = B::to_vec(&input)?;
+            let values = B::to_f64_vec(&input)?;
             let mut others = memory::try_filled("prod_dim", values.len(), 0.0)?;
             for o in 0..outer {
                 for i in 0..inner {
                     let at = |k: usize| (o * len + k) * inner + i;
-                    let mut prefix = 1.0f32;
+                    let mut prefix = 1.0f64;
                     for k in 0..len {
                         others[at(k)] = prefix;
                         prefix *= values[at(k)];
                     }
-                    let mut suffix = 1.0f32;
+                    let mut suffix = 1.0f64;
                     for k in (0..len).rev() {
                         others[at(k)] *= suffix;
                         suffix *= values[at(k)];
                     }
                 }
             }
-            B::mul(&B::from_vec(others, shape, &B::device(&input))?, &gradient)
+            B::mul(&values_like::<B>(others, shape, &input)?, &gradient)
         }
     }))
 }

@@ -23,7 +23,7 @@ pub(crate) fn powf_scalar<B: BaseBackend>(input: &AutodiffTensor<B>, exponent: f
         let input = input.primitive().clone();
         move |gradient| {
             if exponent == 0.0 {
-                B::full(B::shape(&gradient), 0.0, &B::device(&gradient))
+                B::full(B::shape(&gradient), 0.0, B::dtype(&gradient), &B::device(&gradient))
             } else if exponent == 1.0 {
                 Ok(gradient)
             } else {

@@ -1,9 +1,12 @@
-//! Ops that move values elsewhere: to another device, or through a function on the host (collectives).
+//! Ops that move values elsewhere: to another device, to another dtype, or through a function on the host
+//! (collectives).
 
 use std::sync::Arc;
 
+use crate::backend::defaults::host_tensor_like;
 use crate::backend::{BaseBackend, HostOp, HostTensor};
 use crate::backends::autodiff::tensor::AutodiffTensor;
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 
 /// The gradient goes back to the device the input lives on.
@@ -15,13 +18,21 @@ pub(crate) fn to_device<B: BaseBackend>(input: &AutodiffTensor<B>, device: &B::D
     }))
 }
 
+/// The gradient is cast back to the input's dtype.
+pub(crate) fn cast<B: BaseBackend>(input: &AutodiffTensor<B>, dtype: DType) -> Result<AutodiffTensor<B>> {
+    let output = B::cast(input.primitive(), dtype)?;
+    Ok(AutodiffTensor::unary("cast", input, output, |_| {
+        let source = B::dtype(input.primitive());
+        move |gradient| B::cast(&gradient, source)
+    }))
+}
+
 /// Runs `op` through `B` (which may have its own way to reach host memory) and records `op.backward`, the
 /// vector-Jacobian product the op supplies: this is what keeps a loss that goes through `all_reduce` trainable.
 pub(crate) fn host_op<B: BaseBackend>(input: &AutodiffTensor<B>, op: Arc<dyn HostOp>) -> Result<AutodiffTensor<B>> {
     let output = B::host_op(input.primitive(), Arc::clone(&op))?;
     Ok(AutodiffTensor::unary("host_op", input, output, |_| {
         let input_shape = B::shape(input.primitive());
-        let device = B::device(input.primitive());
         move |gradient| {
             let grad_output = HostTensor { data: B::to_vec(&gradient)?, shape: B::shape(&gradient) };
             let grad_input = op.backward(grad_output)?;
@@ -36,7 +47,7 @@ pub(crate) fn host_op<B: BaseBackend>(input: &AutodiffTensor<B>, op: Arc<dyn Hos
                     ),
                 ));
             }
-            B::from_vec(grad_input.data, grad_input.shape, &device)
+            host_tensor_like::<B>(grad_input, &gradient)
         }
     }))
 }

@@ -2,6 +2,7 @@
 //! output is kept rather than the input, so no value is computed twice.
 
 use crate::backend::BaseBackend;
+use crate::backends::autodiff::ops::mask::ones_where;
 use crate::backends::autodiff::tensor::AutodiffTensor;
 use crate::error::Result;
 
@@ -86,8 +87,8 @@ pub(crate) fn abs<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffT
     Ok(AutodiffTensor::unary("abs", input, output, |_| {
         let input = input.primitive().clone();
         move |gradient| {
-            let positive = B::bool_to_float(&B::gt_scalar(&input, 0.0)?)?;
-            let negative = B::bool_to_float(&B::lt_scalar(&input, 0.0)?)?;
+            let positive = ones_where::<B>(&B::gt_scalar(&input, 0.0)?, &gradient)?;
+            let negative = ones_where::<B>(&B::lt_scalar(&input, 0.0)?, &gradient)?;
             B::mul(&gradient, &B::sub(&positive, &negative)?)
         }
     }))
@@ -162,7 +163,7 @@ pub(crate) fn clamp<B: BaseBackend>(input: &AutodiffTensor<B>, min: f32, max: f3
         let input = input.primitive().clone();
         move |gradient| {
             let inside = B::bool_and(&B::ge_scalar(&input, min)?, &B::le_scalar(&input, max)?)?;
-            B::mul(&gradient, &B::bool_to_float(&inside)?)
+            B::mul(&gradient, &ones_where::<B>(&inside, &gradient)?)
         }
     }))
 }
