@@ -6,23 +6,9 @@ use std::sync::Arc;
 
 use dispatch_core::backends::Autodiff;
 use dispatch_core::{BaseBackend, Error, HostOp, HostTensor, Result, Shape, Tensor};
-use dispatch_tests::close;
+use dispatch_tests::{Precision, check_gradients_in};
 
 type Ad<B> = Autodiff<B>;
-
-/// Step of the central differences, for inputs of magnitude about 1.
-const STEP: f64 = 1e-2;
-
-/// Relative tolerance (absolute below magnitude 1) between backward and finite differences.
-///
-/// The forward runs in f32, so each perturbed output carries a rounding error of a few ulps (about 1e-7 of its
-/// magnitude, which stays under 10 here). Outputs the perturbed input does not reach are bit-identical at `x + h`
-/// and `x - h` and cancel exactly; the few that change contribute about `k * 1e-6 / (2h) = k * 5e-5` for `k`
-/// changed outputs (a row of a matmul, a softmax slice: k <= 5). The truncation error of central differences is
-/// `h² f''' / 6`, about 2e-4 for the steepest function here (exp on [-2, 2]). The backward itself, in f32, is off
-/// by about 1e-6. 2e-3 covers the sum with a margin, and still catches any wrong rule: a missing factor, a wrong
-/// sign or a transposed gradient is off by far more.
-const TOLERANCE: f32 = 2e-3;
 
 /// One input of a checked op.
 struct Input {
@@ -46,66 +32,39 @@ fn exact(shape: &[usize], values: &[f32]) -> Input {
 }
 
 impl Input {
-    fn data<B: BaseBackend>(&self, seed: u64, device: &B::Device) -> Result<Vec<f32>> {
+    fn data<B: BaseBackend>(&self, seed: u64, device: &B::Device) -> Result<Vec<f64>> {
         match &self.values {
             Values::Uniform(low, high) => {
-                Tensor::<B>::random_uniform(self.shape.as_slice(), *low, *high, seed, device)?.to_vec()
+                Tensor::<B>::random_uniform(self.shape.as_slice(), *low, *high, seed, device)?.to_f64_vec()
             }
-            Values::Exact(values) => Ok(values.clone()),
+            Values::Exact(values) => Ok(values.iter().map(|&value| f64::from(value)).collect()),
         }
     }
 }
 
-/// Checks the gradient of `Σ w ⊙ op(inputs)` (`w` fixed random weights, so every output element counts, each
-/// differently: a permuted gradient cannot pass) with respect to every input, against central differences of the
-/// op's forward. The differences and the weighted sums are taken in f64 on the host.
+/// The inputs' values (seeded by their position), then the F64 gradient check of `dispatch_tests`.
 fn check_gradients<B: BaseBackend>(
     device: &B::Device,
     label: &str,
     inputs: &[Input],
     op: impl Fn(&[Tensor<Ad<B>>]) -> Result<Tensor<Ad<B>>>,
 ) -> Result<()> {
-    let data: Vec<Vec<f32>> =
-        inputs.iter().enumerate().map(|(k, input)| input.data::<B>(k as u64 + 1, device)).collect::<Result<_>>()?;
-    let tensors = |data: &[Vec<f32>]| -> Result<Vec<Tensor<Ad<B>>>> {
-        data.iter()
-            .zip(inputs)
-            .map(|(values, input)| Tensor::from_vec(values.clone(), input.shape.as_slice(), device))
-            .collect()
-    };
+    check_gradients_at::<B>(Precision::F64, device, label, inputs, op)
+}
 
-    let tracked: Vec<Tensor<Ad<B>>> = tensors(&data)?.iter().map(Tensor::require_grad).collect::<Result<_>>()?;
-    let output = op(&tracked)?;
-    let weights = Tensor::<Ad<B>>::random_uniform(output.shape(), -1.0, 1.0, 99, device)?;
-    let gradients = output.mul(&weights)?.sum()?.backward()?;
-
-    let weights: Vec<f64> = weights.to_vec()?.into_iter().map(f64::from).collect();
-    let objective = |data: &[Vec<f32>]| -> Result<f64> {
-        let output = op(&tensors(data)?)?.to_vec()?;
-        Ok(output.iter().zip(&weights).map(|(&y, &w)| f64::from(y) * w).sum())
-    };
-    for (k, tensor) in tracked.iter().enumerate() {
-        let analytic = tensor.grad(&gradients).expect("every input of the op gets a gradient").to_vec()?;
-        let mut numeric = Vec::with_capacity(analytic.len());
-        for j in 0..data[k].len() {
-            let (mut plus, mut minus) = (data.clone(), data.clone());
-            plus[k][j] = (f64::from(data[k][j]) + STEP) as f32;
-            minus[k][j] = (f64::from(data[k][j]) - STEP) as f32;
-            // The step actually taken, after rounding the perturbed inputs to f32.
-            let step = f64::from(plus[k][j]) - f64::from(minus[k][j]);
-            numeric.push(((objective(&plus)? - objective(&minus)?) / step) as f32);
-        }
-        let shapes: Vec<&[usize]> = inputs.iter().map(|input| input.shape.as_slice()).collect();
-        let context = format!("`{label}` on shapes {shapes:?}, gradient of input {k}");
-        assert_eq!(analytic.len(), numeric.len(), "{context}: {analytic:?}");
-        for (index, (&backward, &differences)) in analytic.iter().zip(&numeric).enumerate() {
-            assert!(
-                close(backward, differences, TOLERANCE),
-                "{context}, element {index}: backward {backward} vs finite differences {differences}"
-            );
-        }
-    }
-    Ok(())
+fn check_gradients_at<B: BaseBackend>(
+    precision: Precision,
+    device: &B::Device,
+    label: &str,
+    inputs: &[Input],
+    op: impl Fn(&[Tensor<Ad<B>>]) -> Result<Tensor<Ad<B>>>,
+) -> Result<()> {
+    let data = inputs
+        .iter()
+        .enumerate()
+        .map(|(k, input)| Ok((input.data::<B>(k as u64 + 1, device)?, input.shape.clone())))
+        .collect::<Result<Vec<_>>>()?;
+    check_gradients_in::<B>(precision, device, label, &data, op)
 }
 
 /// [`check_gradients`] labelled with the op's own source text, so a failure names the op.
@@ -313,7 +272,10 @@ impl HostOp for WrongShapedBackward {
 
 fn gradients_flow_through_a_host_op<B: BaseBackend>(device: &B::Device) -> Result<()> {
     let op: Arc<dyn HostOp> = Arc::new(ScaleBy(2.5));
-    check!(device, &[uniform(&[2, 3], -1.0, 1.0)], |x| x[0].tanh()?.host_op(op.clone())?.exp())?;
+    // Host ops compute in f32, so this check does too.
+    check_gradients_at::<B>(Precision::F32, device, "host_op", &[uniform(&[2, 3], -1.0, 1.0)], |x| {
+        x[0].tanh()?.host_op(op.clone())?.exp()
+    })?;
 
     let x = Tensor::<Ad<B>>::from_vec(vec![1.0, -2.0, 3.0], [3], device)?.require_grad()?;
     let y = x.host_op(op)?;

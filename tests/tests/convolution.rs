@@ -4,8 +4,8 @@
 
 use dispatch_core::backend::{Conv2dOptions, Window2d};
 use dispatch_core::backends::Autodiff;
-use dispatch_core::{Backend, BaseBackend, Error, Result, Tensor};
-use dispatch_tests::{assert_close, close};
+use dispatch_core::{Backend, BaseBackend, DType, Error, Result, Tensor};
+use dispatch_tests::{assert_close, check_gradients};
 
 fn random<B: Backend>(dims: &[usize], seed: u64, device: &B::Device) -> Tensor<B> {
     Tensor::random_uniform(dims, -1.0, 1.0, seed, device).unwrap()
@@ -181,44 +181,35 @@ dispatch_tests::tests_on_every_base_backend!(
     bad_geometry_is_an_error,
 );
 
-/// The gradient of `Σ w ⊙ op(x)` by `x` under `Autodiff`, against central differences in f64 of the same op.
+/// The gradient of `Σ w ⊙ op(x)` by `x` under `Autodiff`, for `x` random in `[-1, 1)`, against central
+/// differences of the same op, in F64.
 fn check_gradient<B: BaseBackend>(
     device: &B::Device,
     label: &str,
     dims: &[usize],
     op: impl Fn(&Tensor<Autodiff<B>>) -> Result<Tensor<Autodiff<B>>>,
 ) {
-    let x = random::<Autodiff<B>>(dims, 11, device).to_vec().unwrap();
-    let tracked = Tensor::<Autodiff<B>>::from_vec(x.clone(), dims, device).unwrap().require_grad().unwrap();
-    let output = op(&tracked).unwrap();
-    let weights = random::<Autodiff<B>>(&output.dims(), 12, device);
-    let analytic = tracked.grad(&output.mul(&weights).unwrap().sum().unwrap().backward().unwrap()).unwrap();
-    let weights = weights.to_vec().unwrap();
-    let objective = |values: &[f32]| {
-        let output = op(&Tensor::from_vec(values.to_vec(), dims, device).unwrap()).unwrap().to_vec().unwrap();
-        dot(&output, &weights)
-    };
-    for (j, &backward) in analytic.to_vec().unwrap().iter().enumerate() {
-        let (mut plus, mut minus) = (x.clone(), x.clone());
-        plus[j] += 0.01;
-        minus[j] -= 0.01;
-        let numeric = ((objective(&plus) - objective(&minus)) / f64::from(plus[j] - minus[j])) as f32;
-        assert!(close(backward, numeric, 2e-3), "{label}, element {j}: backward {backward} vs {numeric}");
-    }
+    let x = random::<B>(dims, 11, device).to_f64_vec().unwrap();
+    check_gradients::<B>(device, label, &[(x, dims.to_vec())], |x| op(&x[0])).unwrap();
+}
+
+/// A random F64 tensor, a constant of an F64 gradient check.
+fn random_f64<B: Backend>(dims: &[usize], seed: u64, device: &B::Device) -> Tensor<B> {
+    random::<B>(dims, seed, device).cast(DType::F64).unwrap()
 }
 
 fn module_gradients<B: BaseBackend>(device: &B::Device) {
-    let weight = random::<Autodiff<B>>(&[4, 1, 2, 3], 21, device);
+    let weight = random_f64::<Autodiff<B>>(&[4, 1, 2, 3], 21, device);
     let options = Conv2dOptions { groups: 2, padding: [1, 0], stride: [2, 1], ..Default::default() };
     check_gradient::<B>(device, "conv2d input", &[1, 2, 4, 5], |x| x.conv2d(&weight, options));
-    let input = random::<Autodiff<B>>(&[1, 2, 4, 5], 22, device);
+    let input = random_f64::<Autodiff<B>>(&[1, 2, 4, 5], 22, device);
     check_gradient::<B>(device, "conv2d weight", &[4, 1, 2, 3], |w| input.conv2d(w, options));
-    let transposed = random::<Autodiff<B>>(&[2, 3, 3, 2], 23, device);
+    let transposed = random_f64::<Autodiff<B>>(&[2, 3, 3, 2], 23, device);
     let stride = Conv2dOptions { stride: [2, 2], padding: [1, 0], ..Default::default() };
     check_gradient::<B>(device, "conv_transpose2d", &[1, 2, 3, 3], |x| x.conv_transpose2d(&transposed, stride));
     // Offsets 3 apart added to inputs in [-1, 1]: no two values of a window come within the step of a tie.
     let offsets: Vec<f32> = (0..16).map(|v| (v * 5 % 16) as f32 * 3.0).collect();
-    let offsets = Tensor::<Autodiff<B>>::from_vec(offsets, [1, 1, 4, 4], device).unwrap();
+    let offsets = Tensor::<Autodiff<B>>::from_vec(offsets, [1, 1, 4, 4], device).unwrap().cast(DType::F64).unwrap();
     check_gradient::<B>(device, "max_pool2d", &[1, 1, 4, 4], |x| {
         x.add(&offsets)?.max_pool2d(Window2d::new([2, 2]).stride([2, 2]))
     });
