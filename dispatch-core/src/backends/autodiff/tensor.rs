@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::graph::{BackwardFn, Inner, Node};
 use crate::backend::BaseBackend;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gradients::TensorId;
 
 /// The float tensor primitive of [`super::Autodiff`]: `B`'s own tensor, and the graph node that computed it when it
@@ -106,6 +106,65 @@ impl<B: BaseBackend> AutodiffTensor<B> {
         let backward = rule(inputs.iter().map(Self::is_tracked).collect());
         let nodes = inputs.iter().map(|input| input.node.clone()).collect();
         Self::from_op(name, output, nodes, Box::new(backward))
+    }
+
+    /// The output of an op written outside dispatch-core (an extension's kernel) with its backward rule: `output`
+    /// is `B`'s result of the op on `inputs`' primitives, and `backward` maps the gradient of the output to the
+    /// gradient of each input, in input order (`None` for an input the op is not differentiable in). The output
+    /// records a graph when any input does; `backward` runs only then.
+    ///
+    /// A gradient of another shape or dtype than its input is the rule's bug, reported by `backward()` as an
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the op, not broadcast into the input.
+    ///
+    /// ```
+    /// # use dispatch_core::backends::{Autodiff, AutodiffTensor, NdArray, NdArrayDevice};
+    /// # use dispatch_core::{AutodiffBackend, Backend, Result};
+    /// /// `x * y` with its product rule, as an extension's `Autodiff` impl records it.
+    /// fn product(x: &AutodiffTensor<NdArray>, y: &AutodiffTensor<NdArray>) -> Result<AutodiffTensor<NdArray>> {
+    ///     let output = NdArray::mul(x.primitive(), y.primitive())?;
+    ///     let (x_values, y_values) = (x.primitive().clone(), y.primitive().clone());
+    ///     Ok(AutodiffTensor::custom_op("product", [x, y], output, move |gradient| {
+    ///         Ok([Some(NdArray::mul(&gradient, &y_values)?), Some(NdArray::mul(&gradient, &x_values)?)])
+    ///     }))
+    /// }
+    /// # let device = NdArrayDevice;
+    /// # let x = Autodiff::<NdArray>::require_grad(&Autodiff::<NdArray>::from_vec(vec![3.0], [1].into(), &device)?)?;
+    /// # let y = Autodiff::<NdArray>::from_vec(vec![4.0], [1].into(), &device)?;
+    /// # let gradients = Autodiff::<NdArray>::backward(&product(&x, &y)?)?;
+    /// # let id = Autodiff::<NdArray>::tensor_id(&x).unwrap();
+    /// # assert_eq!(Autodiff::<NdArray>::to_vec(gradients.get(id).unwrap())?, [4.0]);
+    /// # Ok::<(), dispatch_core::Error>(())
+    /// ```
+    pub fn custom_op<const N: usize>(
+        name: &'static str,
+        inputs: [&Self; N],
+        output: Inner<B>,
+        backward: impl Fn(Inner<B>) -> Result<[Option<Inner<B>>; N]> + Send + Sync + 'static,
+    ) -> Self {
+        if inputs.iter().all(|input| input.node.is_none()) {
+            return Self::detached(output);
+        }
+        let expected: Vec<_> =
+            inputs.iter().map(|input| (B::shape(&input.primitive), B::dtype(&input.primitive))).collect();
+        let nodes = inputs.iter().map(|input| input.node.clone()).collect();
+        let checked = move |gradient| -> Result<Vec<Option<Inner<B>>>> {
+            let gradients = backward(gradient)?;
+            for (index, (gradient, (shape, dtype))) in gradients.iter().zip(&expected).enumerate() {
+                let Some(gradient) = gradient else { continue };
+                let (got_shape, got_dtype) = (B::shape(gradient), B::dtype(gradient));
+                if (&got_shape, got_dtype) != (shape, *dtype) {
+                    return Err(Error::invalid(
+                        name,
+                        format!(
+                            "the backward rule gave input {index} a {got_dtype} gradient of shape {got_shape}, for \
+                             a {dtype} input of shape {shape}"
+                        ),
+                    ));
+                }
+            }
+            Ok(Vec::from(gradients))
+        };
+        Self::from_op(name, output, nodes, Box::new(checked))
     }
 
     fn from_op(
