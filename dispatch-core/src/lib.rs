@@ -25,7 +25,7 @@ pub mod tensor;
 
 pub use backend::{AutodiffBackend, Backend, BaseBackend, HostOp, HostTensor};
 pub use device::{AutodiffDevice, DeviceOf, Dispatch, ParseDeviceError, Route};
-pub use dispatch_derive::Dispatch;
+pub use dispatch_derive::{Dispatch, extension};
 pub use distributed::DistributedDevice;
 pub use dtype::DType;
 pub use error::{Error, Result};

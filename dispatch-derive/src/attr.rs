@@ -24,6 +24,9 @@ pub struct EnumOptions {
     /// Where dispatch-core is, for users who renamed the dependency; `::dispatch_core` by default.
     #[darling(rename = "crate")]
     pub krate: Option<Path>,
+    /// Traits declared with `#[dispatch_core::extension]` that the generated backend implements.
+    #[darling(default)]
+    pub extensions: darling::util::PathList,
 }
 
 /// The variant-level `#[dispatch(...)]`.

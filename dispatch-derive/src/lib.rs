@@ -10,6 +10,7 @@ mod ast;
 mod attr;
 mod derive;
 mod expand;
+mod extension;
 mod fallback;
 mod model;
 #[cfg(test)]
@@ -40,4 +41,25 @@ use proc_macro::TokenStream;
 #[proc_macro_derive(Dispatch, attributes(backend, autodiff, distributed, dispatch))]
 pub fn derive_dispatch(input: TokenStream) -> TokenStream {
     derive::derive(input.into()).into()
+}
+
+/// Makes a trait of ops (an *extension*, such as a fused kernel) dispatchable by every derived enum that lists it
+/// in `#[dispatch(extensions(path::to::Trait))]`.
+///
+/// Each op is an associated function like the ops of `Backend`: it takes the backend's own tensors and device by
+/// reference (`&Self::FloatTensor`, `&[Self::FloatTensor]`, `&Self::IntTensor`, `&Self::BoolTensor`,
+/// `&Self::Device`; its device after its tensors) and other values by value, and returns
+/// `dispatch_core::Result<T>`. A derived enum's backend implements the trait by sending each op to the variant its
+/// first tensor (else its device) lives on, through one exhaustive `match`; a later operand on another variant is
+/// `Error::DeviceMismatch`. A variant whose backend does not implement the trait is a compile error at that
+/// variant, which names the missing impl: for an `#[autodiff]` variant, `Autodiff<B>`'s impl, which records each
+/// op's backward rule with `AutodiffTensor::custom_op`.
+///
+/// Beside the trait the attribute puts a hidden module, `__dispatch_extension_<Trait>`; the derive finds it next
+/// to the path it is given, so re-export the two together, and declare the trait at module level (a module inside
+/// a function body cannot see the function's items). `#[extension(crate = path)]` names dispatch-core if it
+/// was renamed.
+#[proc_macro_attribute]
+pub fn extension(attr: TokenStream, item: TokenStream) -> TokenStream {
+    extension::extension(attr.into(), item.into()).into()
 }

@@ -15,6 +15,8 @@ pub struct Model {
     pub private: TokenStream,
     pub items: ItemNames,
     pub devices: Vec<Device>,
+    /// The extensions the backend implements, as the user named them.
+    pub extensions: Vec<Path>,
 }
 
 /// The names of the generated items, shared by the user's enum and its local enum.
@@ -180,6 +182,7 @@ impl Model {
             private: self.private.clone(),
             items: self.items.clone(),
             devices,
+            extensions: self.extensions.clone(),
         }
     }
 }

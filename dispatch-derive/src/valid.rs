@@ -40,6 +40,7 @@ pub fn check(input: &Input, errors: &mut Accumulator) -> Model {
         private: model::private_path(input.options.krate.as_ref()),
         items: ItemNames::with_defaults(&original.ident, &input.options),
         devices,
+        extensions: input.options.extensions.to_vec(),
     }
 }
 

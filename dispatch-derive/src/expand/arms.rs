@@ -236,30 +236,96 @@ impl Arm<'_> {
 /// per arm, down into the autodiff variant's base devices.
 pub fn routes(model: &Model, arms: &[Arm]) -> TokenStream {
     let private = &model.private;
-    let (backend, local) = (&model.items.backend, &model.ident);
     let arm_impls = arms.iter().map(|arm| arm.arm_impl(model));
+    let callee = |arm: &Arm, visit_trait: &syn::Ident| {
+        let ident = arm.ident();
+        arm.located(quote!(#private::#visit_trait::visit::<#ident>))
+    };
+    let routes = routes_impl(model, arms, &quote!(#private::Routes), &quote!(#private), callee, |_| quote!());
+    quote! {
+        #(#arm_impls)*
+        #routes
+    }
+}
+
+/// For each extension the enum lists (`#[dispatch(extensions(...))]`): per arm, the arm's backend's ops
+/// (`ops::<Backend>()` of the hidden module the extension's attribute put beside it), and `Routes` of that module,
+/// which hands them to the op's visitor. `ops` is bounded by the extension, and is called once per arm, spanned at
+/// the variant (for a `#[backend]` variant at its backend path, for the
+/// `#[autodiff]` variant at the variant): a missing impl is one error, where the variant is written. The module's
+/// path keeps the span of the path the user wrote, where a trait without the attribute is reported.
+pub fn extension_routes(model: &Model, arms: &[Arm]) -> TokenStream {
+    let (private, backend) = (&model.private, &model.items.backend);
+    let impls = model.extensions.iter().enumerate().map(|(index, extension)| {
+        let mut module = extension.clone();
+        if let Some(last) = module.segments.last_mut() {
+            last.ident = syn::Ident::new(&format!("__dispatch_extension_{}", last.ident), last.ident.span());
+            last.arguments = syn::PathArguments::None;
+        }
+        let ops_of = |arm: &Arm| format_ident!("__DISPATCH_EXTENSION_{}_OPS_OF_{}", index, arm.ident());
+        let at_variant = |arm: &Arm, tokens: TokenStream| match arm.base {
+            None => arm.located(tokens),
+            Some(_) => located_at(tokens, proc_macro2::Span::call_site().located_at(arm.device.ident.span())),
+        };
+        let consts = arms.iter().map(|arm| {
+            let (cfg, name, ident) = (&arm.cfg, ops_of(arm), arm.ident());
+            let arm_backend = quote!(<#ident as #private::Arm<#backend>>::Backend);
+            let of = at_variant(arm, quote!(ops::<#arm_backend>()));
+            quote!(#cfg #[allow(non_upper_case_globals)] const #name: #module::Ops<#arm_backend> = #module::#of;)
+        });
+        let callee = |arm: &Arm, visit_trait: &syn::Ident| {
+            let ident = arm.ident();
+            let call = arm.located(quote!(#visit_trait::visit::<#ident>));
+            quote!(#module::#call)
+        };
+        let extra = |arm: &Arm| {
+            let name = ops_of(arm);
+            quote!(, &#name)
+        };
+        let routes = routes_impl(model, arms, &quote!(#module::Routes), &quote!(#module), callee, extra);
+        quote!(#(#consts)* #routes)
+    });
+    quote!(#(#impls)*)
+}
+
+/// `impl <routes_trait> for <backend>`, one exhaustive `match` per kind of operand, down into the autodiff
+/// variant's base devices; `visitors` is the module of the `VisitFloat`, ..., `VisitDevice` traits, `callee` the
+/// path of an arm's `visit`, and `extra` what an arm passes after its operand.
+fn routes_impl<'a>(
+    model: &Model,
+    arms: &[Arm<'a>],
+    routes_trait: &TokenStream,
+    visitors: &TokenStream,
+    callee: impl Fn(&Arm<'a>, &syn::Ident) -> TokenStream,
+    extra: impl Fn(&Arm<'a>) -> TokenStream,
+) -> TokenStream {
+    let private = &model.private;
+    let (backend, local) = (&model.items.backend, &model.ident);
     let route_tensors = TensorKind::ALL.map(|kind| {
         let (enum_tensor, _) = kind.enums(&model.items);
         let visit_trait = format_ident!("{}", kind.visit_trait());
         let route = format_ident!("route_{}", kind.word());
         let tensor_arms = arms.iter().map(|arm| {
-            let (cfg, ident) = (&arm.cfg, arm.ident());
+            let (cfg, extra) = (&arm.cfg, extra(arm));
             let pattern = arm.tensor_of(model, kind, quote!(ref inner));
-            let visit = arm.located(quote!(#private::#visit_trait::visit::<#ident>(visit, inner)));
-            quote!(#cfg #pattern => #visit,)
+            let visit = callee(arm, &visit_trait);
+            let args = arm.grouped(proc_macro2::Delimiter::Parenthesis, arm.located(quote!(visit, inner #extra)));
+            quote!(#cfg #pattern => #visit #args,)
         });
         quote! {
             #[inline(always)]
-            fn #route<V: #private::#visit_trait<Self>>(tensor: &#enum_tensor, visit: V) -> V::Output {
+            fn #route<V: #visitors::#visit_trait<Self>>(tensor: &#enum_tensor, visit: V) -> V::Output {
                 match *tensor { #(#tensor_arms)* }
             }
         }
     });
-    let device_arm = |arm: &Arm, pattern: TokenStream| {
-        let (cfg, ident, check) = (&arm.cfg, arm.ident(), arm.field_check(model));
+    let visit_device = format_ident!("VisitDevice");
+    let device_arm = |arm: &Arm<'a>, pattern: TokenStream| {
+        let (cfg, check, extra) = (&arm.cfg, arm.field_check(model), extra(arm));
         // The field check keeps its own span: a field that is not the backend's device is reported there.
-        let visit = arm.located(quote!(#private::VisitDevice::visit::<#ident>));
-        let args = arm.grouped(proc_macro2::Delimiter::Parenthesis, quote!(visit, #check::backend_device(device)));
+        let visit = callee(arm, &visit_device);
+        let args =
+            arm.grouped(proc_macro2::Delimiter::Parenthesis, quote!(visit, #check::backend_device(device) #extra));
         quote!(#cfg #pattern => #visit #args,)
     };
     let device_arms = model.devices.iter().map(|device| {
@@ -284,14 +350,12 @@ pub fn routes(model: &Model, arms: &[Arm]) -> TokenStream {
         }
     });
     quote! {
-        #(#arm_impls)*
-
         #[automatically_derived]
-        impl #private::Routes for #backend {
+        impl #routes_trait for #backend {
             #(#route_tensors)*
 
             #[inline(always)]
-            fn route_device<V: #private::VisitDevice<Self>>(device: &#local, visit: V) -> V::Output {
+            fn route_device<V: #visitors::VisitDevice<Self>>(device: &#local, visit: V) -> V::Output {
                 match *device { #(#device_arms)* }
             }
         }

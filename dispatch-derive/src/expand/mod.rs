@@ -52,6 +52,7 @@ fn local_items(model: &Model) -> TokenStream {
     let backend_struct = types::backend_struct(model);
     let tensor_enums = types::tensor_enums(model, &arms);
     let routes = arms::routes(model, &arms);
+    let extension_routes = arms::extension_routes(model, &arms);
     let backend_impl = backend::backend_impl(model);
     let device_impls = device_impls(model, dispatch::local_dispatch_impl);
     let base = model.autodiff().map(|_| {
@@ -76,6 +77,7 @@ fn local_items(model: &Model) -> TokenStream {
         #base
         const _: () = {
             #routes
+            #extension_routes
             #backend_impl
         };
         #device_impls
