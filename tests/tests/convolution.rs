@@ -150,6 +150,38 @@ fn pooling_matches_direct_loops<B: Backend>(device: &B::Device) {
     assert_close(&uneven[..3], &[row_mean(0, 0..2), row_mean(0, 1..3), row_mean(0, 2..4)], 1e-6);
 }
 
+fn max_pool_indices_point_at_each_windows_first_maximum<B: Backend>(device: &B::Device) {
+    // One 3x4 plane; the 2x2 windows of stride 2 hold a tie (5 at columns 0 and 1) and a NaN.
+    let x = Tensor::<B>::from_vec(
+        vec![5.0, 5.0, 1.0, 2.0, 0.0, -1.0, 3.0, f32::NAN, 9.0, 4.0, 8.0, 8.5],
+        [1, 1, 3, 4],
+        device,
+    )
+    .unwrap();
+    let (pooled, indices) = x.max_pool2d_with_indices(Window2d::new([2, 2]).stride([2, 2])).unwrap();
+    assert_eq!(indices.dims(), vec![1, 1, 1, 2]);
+    assert_eq!(indices.to_vec().unwrap(), [0, 7], "the first of the tie, then the NaN");
+    let pooled = pooled.to_vec().unwrap();
+    assert!(pooled[0] == 5.0 && pooled[1].is_nan(), "{pooled:?}");
+    // Overlapping windows with padding: padding never wins, and each index is in the plane.
+    let (_, overlapping) = x.max_pool2d_with_indices(Window2d::new([3, 3]).padding([1, 1])).unwrap();
+    assert_eq!(overlapping.dims(), vec![1, 1, 3, 4]);
+    assert_eq!(overlapping.to_vec().unwrap(), [0, 0, 7, 7, 8, 8, 7, 7, 8, 8, 7, 7]);
+}
+
+/// Under autodiff the gradient of a window goes to its first maximum only; windows that pick one input add up.
+fn max_pool_gradients_follow_the_indices<B: BaseBackend>(device: &B::Device) {
+    let x = Tensor::<Autodiff<B>>::from_vec(vec![2.0, 2.0, 1.0, 0.0, 3.0, 3.0], [1, 1, 2, 3], device)
+        .unwrap()
+        .require_grad()
+        .unwrap();
+    let pooled = x.max_pool2d(Window2d::new([2, 2])).unwrap();
+    assert_eq!(pooled.to_vec().unwrap(), [3.0, 3.0]);
+    let gradients = pooled.mul_scalar(2.0).unwrap().sum().unwrap().backward().unwrap();
+    // Both windows' maximum is the first 3 (index 4): it gets both gradients, the tied 3 nothing.
+    assert_eq!(x.grad(&gradients).unwrap().to_vec().unwrap(), [0.0, 0.0, 0.0, 0.0, 4.0, 0.0]);
+}
+
 fn bad_geometry_is_an_error<B: Backend>(device: &B::Device) {
     let (x, k) = (random::<B>(&[1, 2, 3, 3], 1, device), random::<B>(&[2, 2, 4, 4], 2, device));
     let invalid = |result: Result<Tensor<B>>, op: &str| {
@@ -178,6 +210,8 @@ dispatch_tests::tests_on_every_base_backend!(
     conv2d_matches_direct_loops,
     conv_transpose2d_is_the_adjoint_of_conv2d,
     pooling_matches_direct_loops,
+    max_pool_indices_point_at_each_windows_first_maximum,
+    max_pool_gradients_follow_the_indices,
     bad_geometry_is_an_error,
 );
 

@@ -337,6 +337,43 @@ pub fn max_pool2d<B: Backend>(input: &B::FloatTensor, window: Window2d) -> Resul
     pool::<B>("max_pool2d", input, window, f32::NEG_INFINITY, B::max_dim)
 }
 
+/// On the host: for each window, the flat `row * width + column` of its first largest tap; a NaN tap wins (the
+/// first one), padding taps never do.
+pub fn max_pool2d_indices<B: Backend>(input: &B::FloatTensor, window: Window2d) -> Result<B::IntTensor> {
+    let op = "max_pool2d_indices";
+    let [n, c, h, w] = dims4(op, "an input [batch, channels, height, width]", &B::shape(input))?;
+    let [oh, ow] = window.output_size(op, [h, w])?;
+    let [kh, kw] = window.kernel;
+    let output_shape = Shape::new([n, c, oh, ow]);
+    output_shape.check_tensor_shape(op)?;
+    let values = B::to_f64_vec(input)?;
+    let mut indices = memory::try_vec(op, output_shape.num_elements())?;
+    for plane in values.chunks(h * w).take(n * c) {
+        for y in 0..oh {
+            for x in 0..ow {
+                let mut best: Option<(usize, f64)> = None;
+                for (i, j) in (0..kh).flat_map(|i| (0..kw).map(move |j| (i, j))) {
+                    let Some((row, column)) = tap(&window, [h, w], (y, x), (i, j)) else { continue };
+                    let (at, value) = (row * w + column, plane[row * w + column]);
+                    let wins = match best {
+                        None => true,
+                        Some((_, max)) => !max.is_nan() && (value.is_nan() || value > max),
+                    };
+                    if wins {
+                        best = Some((at, value));
+                    }
+                }
+                // A window of padding alone has no input to point at: its `max_pool2d` is `-inf`.
+                let at = best.map(|(at, _)| at).ok_or_else(|| {
+                    Error::invalid(op, format!("the window at ({y}, {x}) covers only padding: it has no maximum"))
+                })?;
+                indices.push(at as i64);
+            }
+        }
+    }
+    B::int_from_vec(indices, output_shape, &B::device(input))
+}
+
 /// `unfold2d` with zeros in the padding, then the mean of each window (padding counted, as PyTorch's default).
 pub fn avg_pool2d<B: Backend>(input: &B::FloatTensor, window: Window2d) -> Result<B::FloatTensor> {
     pool::<B>("avg_pool2d", input, window, 0.0, B::mean_dim)

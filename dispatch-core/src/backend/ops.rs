@@ -275,8 +275,13 @@ macro_rules! __backend_ops {
             /// The transposed 2-D convolution (the gradient of `conv2d` by its input) of `[n, c, h, w]` by
             /// `[c, out / groups, kh, kw]`. By default one `matmul` per group then `fold2d`.
             fn conv_transpose2d(input: Float, weight: Float, options: ($crate::backend::Conv2dOptions)) -> Float = conv_transpose2d;
-            /// The largest value of each window (`-inf` in the padding). The gradient is shared among tied maxima.
+            /// The largest value of each window (`-inf` in the padding). Its gradient goes to the window's first
+            /// maximum, the one `max_pool2d_indices` names.
             fn max_pool2d(input: Float, window: ($crate::backend::Window2d)) -> Float = max_pool2d;
+            /// Where each window's maximum is, `[n, c, oh, ow]`: its flat index `row * width + column` in the
+            /// input's `height x width` plane, the first one on ties (a NaN wins, as it wins `max_pool2d`); padding
+            /// never does.
+            fn max_pool2d_indices(input: Float, window: ($crate::backend::Window2d)) -> Int = max_pool2d_indices;
             /// The mean of each window, padding counted.
             fn avg_pool2d(input: Float, window: ($crate::backend::Window2d)) -> Float = avg_pool2d;
             /// Means over a grid of `[height, width]` nearly equal windows covering the input.

@@ -1,6 +1,6 @@
 //! Convolution and pooling on `Tensor<B>`, over `[batch, channels, height, width]`.
 
-use super::Tensor;
+use super::{IntTensor, Tensor};
 use crate::backend::{Backend, Conv2dOptions, Window2d};
 use crate::error::Result;
 
@@ -21,9 +21,16 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::conv_transpose2d(self.primitive(), weight.primitive(), options))
     }
 
-    /// The largest value of each window.
+    /// The largest value of each window. Under autodiff its gradient goes to each window's first maximum.
     pub fn max_pool2d(&self, window: Window2d) -> Result<Self> {
         Self::wrap(B::max_pool2d(self.primitive(), window))
+    }
+
+    /// [`Tensor::max_pool2d`] and where each maximum is: its flat index `row * width + column` in the input's plane
+    /// (the first on ties), as an int tensor of the output's shape.
+    pub fn max_pool2d_with_indices(&self, window: Window2d) -> Result<(Self, IntTensor<B>)> {
+        let pooled = self.max_pool2d(window)?;
+        Ok((pooled, IntTensor::wrap(B::max_pool2d_indices(self.primitive(), window))?))
     }
 
     /// The mean of each window, padding counted.

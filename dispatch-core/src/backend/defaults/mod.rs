@@ -15,7 +15,7 @@ pub use self::int_bool::*;
 pub use self::layout::*;
 pub use self::reduce::*;
 pub use crate::backend::module_ops::{
-    adaptive_avg_pool2d, avg_pool2d, conv_transpose2d, conv1d, conv2d, fold2d, max_pool2d, unfold2d,
+    adaptive_avg_pool2d, avg_pool2d, conv_transpose2d, conv1d, conv2d, fold2d, max_pool2d, max_pool2d_indices, unfold2d,
 };
 use crate::backend::{Backend, HostTensor};
 use crate::dtype;

@@ -265,6 +265,15 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
         ops::window::fold2d(tensor, height, width, window)
     }
 
+    fn max_pool2d(input: &Self::FloatTensor, window: Window2d) -> Result<Self::FloatTensor> {
+        ops::window::max_pool2d(input, window)
+    }
+
+    // Forwarded rather than left to the default, in case `B` overrides it.
+    fn max_pool2d_indices(input: &Self::FloatTensor, window: Window2d) -> Result<B::IntTensor> {
+        B::max_pool2d_indices(input.primitive(), window)
+    }
+
     fn flip(tensor: &Self::FloatTensor, axes: Vec<usize>) -> Result<Self::FloatTensor> {
         ops::layout::flip(tensor, axes)
     }

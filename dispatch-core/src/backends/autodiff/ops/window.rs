@@ -1,9 +1,11 @@
-//! The two primitives every convolution and pooling op is composed from: `unfold2d` and `fold2d`, each the
-//! other's adjoint, so each one's backward is the other.
+//! The two primitives every convolution and pooling op is composed from, `unfold2d` and `fold2d`, each the
+//! other's adjoint, so each one's backward is the other; and `max_pool2d`, whose gradient goes where its indices
+//! point.
 
 use crate::backend::{BaseBackend, Window2d};
 use crate::backends::autodiff::tensor::AutodiffTensor;
 use crate::error::Result;
+use crate::shape::Shape;
 
 /// d unfold2d: the gradient's columns folded back onto the input (padding taps, which read no input, drop out).
 pub(crate) fn unfold2d<B: BaseBackend>(
@@ -28,4 +30,22 @@ pub(crate) fn fold2d<B: BaseBackend>(
 ) -> Result<AutodiffTensor<B>> {
     let output = B::fold2d(input.primitive(), height, width, window)?;
     Ok(AutodiffTensor::unary("fold2d", input, output, |_| move |gradient| B::unfold2d(&gradient, window, 0.0)))
+}
+
+/// d max_pool2d: each window's gradient added at its first maximum (`max_pool2d_indices`), so overlapping windows
+/// that pick one input add up there and ties do not share.
+pub(crate) fn max_pool2d<B: BaseBackend>(input: &AutodiffTensor<B>, window: Window2d) -> Result<AutodiffTensor<B>> {
+    let output = B::max_pool2d(input.primitive(), window)?;
+    Ok(AutodiffTensor::unary("max_pool2d", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| {
+            let shape = B::shape(&input);
+            let [n, c, h, w] = [0, 1, 2, 3].map(|axis| shape.dims()[axis]);
+            let positions = B::shape(&gradient).num_elements() / (n * c).max(1);
+            let indices = B::int_reshape(&B::max_pool2d_indices(&input, window)?, Shape::new([n, c, positions]))?;
+            let gradient = B::reshape(&gradient, Shape::new([n, c, positions]))?;
+            let zeros = B::full(Shape::new([n, c, h * w]), 0.0, B::dtype(&gradient), &B::device(&gradient))?;
+            B::reshape(&B::scatter_add(&zeros, 2, &indices, &gradient)?, shape)
+        }
+    }))
 }
