@@ -1,6 +1,6 @@
 //! Every backend computes the same thing: random small op programs (element-wise ops and functions with
 //! broadcasting, matmul, layout ops, reductions, extremes and variance), in every float dtype, run on each base
-//! backend and on `Autodiff` over it, and must agree to the dtype's tolerance (see [`agreement`]).
+//! backend and on `Autodiff` over it, and must agree to the dtype's tolerance (`dispatch_tests::agreement`).
 //! `Autodiff<B>` must also match `B` bit for bit (it calls `B`'s ops), and the gradients of the autodiff backends
 //! must agree with each other.
 
@@ -8,25 +8,6 @@ use dispatch_core::backends::Autodiff;
 use dispatch_core::{AutodiffBackend, Backend, BaseBackend, DType, Result, Tensor};
 use dispatch_tests::assert_close_f64;
 use proptest::prelude::*;
-
-/// How closely the backends agree on one program, relative (absolute below magnitude 1), by dtype: about four
-/// times the largest deviation measured over 1,000 random programs per run (in brackets, outputs and gradients
-/// alike).
-///
-/// - `F32`: 1e-5, what the issue asks (3.6e-7).
-/// - `F64`: 1e-12 (1.1e-14).
-/// - `F16`: 1e-2 (1.6e-3) and `BF16`: 6e-2 (1.6e-2). ndarray computes both in f32 and rounds each op's result;
-///   candle rounds inside some kernels too (its sums accumulate in the dtype). One rounding is 2^-11 (f16) or 2^-8
-///   (bf16) of the value, and a program of up to six ops compounds several. What these still catch is a wrong op
-///   (a sign, a transposed operand, a missing term), which is off by far more.
-fn agreement(dtype: DType) -> f64 {
-    match dtype {
-        DType::F32 => 1e-5,
-        DType::F64 => 1e-12,
-        DType::F16 => 1e-2,
-        DType::BF16 => 6e-2,
-    }
-}
 
 /// Every base backend under test, one line each: its output and the gradient of `Autodiff` over it.
 fn evaluate_on_every_backend(program: &Program) -> Vec<(String, Evaluation)> {
@@ -353,8 +334,8 @@ fn assert_all_agree(dtype: DType, evaluations: &[(String, Evaluation)]) {
     let (reference_name, reference) = &evaluations[0];
     for (name, evaluation) in &evaluations[1..] {
         eprintln!("{name} against {reference_name} in {dtype}: output, then input gradient");
-        assert_close_f64(&evaluation.output, &reference.output, agreement(dtype));
-        assert_close_f64(&evaluation.input_gradient, &reference.input_gradient, agreement(dtype));
+        assert_close_f64(&evaluation.output, &reference.output, dispatch_tests::agreement(dtype));
+        assert_close_f64(&evaluation.input_gradient, &reference.input_gradient, dispatch_tests::agreement(dtype));
     }
 }
 

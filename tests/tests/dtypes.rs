@@ -5,7 +5,7 @@
 use dispatch_core::backend::{Conv2dOptions, Window2d};
 use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::{AutodiffDevice, Backend, BaseBackend, DType, Dispatch, Error, Result, Tensor};
-use dispatch_tests::{bools, close_f64, ints};
+use dispatch_tests::{agreement, bools, close_f64, ints};
 
 /// Values that each dtype rounds differently: thirds, a large and a tiny magnitude, one beyond f16's range.
 const VALUES: [f64; 6] = [1.0 / 3.0, -2.5, 1.0e-3, 70000.0, 16777217.0, -0.1];
@@ -97,17 +97,6 @@ fn ops_of_every_family<B: Backend>() -> Vec<FloatOp<B>> {
     ]
 }
 
-/// The tolerance of a dtype against the same op computed in F64 from the same (rounded) inputs: a few roundings
-/// to the dtype, relative (absolute below magnitude 1).
-fn tolerance(dtype: DType) -> f64 {
-    match dtype {
-        DType::F64 => 1e-12,
-        DType::F32 => 1e-5,
-        DType::F16 => 1e-2,
-        DType::BF16 => 6e-2,
-    }
-}
-
 fn every_op_keeps_the_dtype_and_computes_in_it<B: Backend>(device: &B::Device) {
     let x = Tensor::<B>::random_uniform([1, 2, 4, 4], -1.0, 1.0, 3, device).unwrap();
     let x = Tensor::cat(&[x.clone(), x.mul_scalar(-0.5).unwrap()], 0).unwrap();
@@ -120,7 +109,7 @@ fn every_op_keeps_the_dtype_and_computes_in_it<B: Backend>(device: &B::Device) {
             let reference = op(&reference_input).unwrap().to_f64_vec().unwrap();
             for (index, (&got, &expected)) in output.to_f64_vec().unwrap().iter().zip(&reference).enumerate() {
                 assert!(
-                    close_f64(got, expected, tolerance(dtype)),
+                    close_f64(got, expected, agreement(dtype)),
                     "{name} in {dtype}, element {index}: {got} vs {expected} in f64"
                 );
             }
