@@ -3,7 +3,7 @@
 //! ops, they are differentiable wherever those are: `Autodiff` needs backward rules for the two primitives only.
 
 use crate::backend::Backend;
-use crate::backend::defaults::{same_dtype, values_like};
+use crate::backend::defaults::{HostFloat, in_host_float, same_dtype};
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::shape::Shape;
@@ -117,14 +117,23 @@ fn tap(window: &Window2d, input: [usize; 2], (y, x): (usize, usize), (i, j): (us
 }
 
 /// On the host: `[n, c, h, w]` to `[n, c * kh * kw, oh * ow]`, row `c * kh * kw + i * kw + j` holding tap `(i, j)`
-/// of channel `c` at every output position; taps in the padding read `pad_value`.
+/// of channel `c` at every output position; taps in the padding read `pad_value`. In `f32` for an `F32` tensor,
+/// else in `f64`.
 pub fn unfold2d<B: Backend>(tensor: &B::FloatTensor, window: Window2d, pad_value: f32) -> Result<B::FloatTensor> {
+    in_host_float!(tensor, |Element| unfold2d_in::<B, Element>(tensor, window, pad_value))
+}
+
+fn unfold2d_in<B: Backend, T: HostFloat>(
+    tensor: &B::FloatTensor,
+    window: Window2d,
+    pad: f32,
+) -> Result<B::FloatTensor> {
     let [n, c, h, w] = dims4("unfold2d", "an input [batch, channels, height, width]", &B::shape(tensor))?;
     let [oh, ow] = window.output_size("unfold2d", [h, w])?;
     let [kh, kw] = window.kernel;
     let output_shape = Shape::new([n, c * kh * kw, oh * ow]);
     output_shape.check_tensor_shape("unfold2d")?;
-    let values = B::to_f64_vec(tensor)?;
+    let (values, pad) = (T::read::<B>(tensor)?, T::of_f32(pad));
     let mut output = memory::try_vec("unfold2d", output_shape.num_elements())?;
     for image in 0..n {
         for channel in 0..c {
@@ -134,22 +143,30 @@ pub fn unfold2d<B: Backend>(tensor: &B::FloatTensor, window: Window2d, pad_value
                     for y in 0..oh {
                         output.extend((0..ow).map(|x| match tap(&window, [h, w], (y, x), (i, j)) {
                             Some((row, column)) => plane[row * w + column],
-                            None => f64::from(pad_value),
+                            None => pad,
                         }));
                     }
                 }
             }
         }
     }
-    values_like::<B>(output, output_shape, tensor)
+    T::write::<B>(output, output_shape, tensor)
 }
 
 /// On the host, the adjoint of `unfold2d`: `[n, c * kh * kw, oh * ow]` back to `[n, c, height, width]`, adding
-/// up every tap that reads the same input (padding taps are dropped).
+/// up every tap that reads the same input (padding taps are dropped). In `f32` for an `F32` tensor, else in `f64`.
 pub fn fold2d<B: Backend>(
     tensor: &B::FloatTensor,
     height: usize,
     width: usize,
+    window: Window2d,
+) -> Result<B::FloatTensor> {
+    in_host_float!(tensor, |Element| fold2d_in::<B, Element>(tensor, [height, width], window))
+}
+
+fn fold2d_in<B: Backend, T: HostFloat>(
+    tensor: &B::FloatTensor,
+    [height, width]: [usize; 2],
     window: Window2d,
 ) -> Result<B::FloatTensor> {
     let shape = B::shape(tensor);
@@ -166,8 +183,8 @@ pub fn fold2d<B: Backend>(
     let c = rows / (kh * kw);
     let output_shape = Shape::new([n, c, height, width]);
     output_shape.check_tensor_shape("fold2d")?;
-    let values = B::to_f64_vec(tensor)?;
-    let mut output = memory::try_filled("fold2d", output_shape.num_elements(), 0.0)?;
+    let values = T::read::<B>(tensor)?;
+    let mut output = memory::try_filled("fold2d", output_shape.num_elements(), T::default())?;
     for image in 0..n {
         for channel in 0..c {
             let plane = &mut output[(image * c + channel) * height * width..][..height * width];
@@ -185,7 +202,7 @@ pub fn fold2d<B: Backend>(
             }
         }
     }
-    values_like::<B>(output, output_shape, tensor)
+    T::write::<B>(output, output_shape, tensor)
 }
 
 /// `[batch, k, positions]` groups of the unfolded input times each group's `[out, k]` filters: `[batch, out,

@@ -31,6 +31,58 @@ pub(crate) fn values_like<B: Backend>(values: Vec<f64>, shape: Shape, like: &B::
     B::from_f64_vec(values, shape, B::dtype(like), &B::device(like))
 }
 
+/// The element a hot host default (`unfold2d`, `fold2d`) computes a float tensor in: `f32` for an `F32` tensor, its
+/// own values with nothing to convert, and `f64`, exact, for every other dtype.
+pub(crate) trait HostFloat: Copy + Default + std::ops::AddAssign + 'static {
+    /// The tensor's values.
+    fn read<B: Backend>(tensor: &B::FloatTensor) -> Result<Vec<Self>>;
+    /// `values` of `shape` as a tensor of `like`'s dtype and device.
+    fn write<B: Backend>(values: Vec<Self>, shape: Shape, like: &B::FloatTensor) -> Result<B::FloatTensor>;
+    fn of_f32(value: f32) -> Self;
+}
+
+impl HostFloat for f32 {
+    fn read<B: Backend>(tensor: &B::FloatTensor) -> Result<Vec<f32>> {
+        B::to_vec(tensor)
+    }
+
+    fn write<B: Backend>(values: Vec<f32>, shape: Shape, like: &B::FloatTensor) -> Result<B::FloatTensor> {
+        B::from_vec(values, shape, &B::device(like))
+    }
+
+    fn of_f32(value: f32) -> f32 {
+        value
+    }
+}
+
+impl HostFloat for f64 {
+    fn read<B: Backend>(tensor: &B::FloatTensor) -> Result<Vec<f64>> {
+        B::to_f64_vec(tensor)
+    }
+
+    fn write<B: Backend>(values: Vec<f64>, shape: Shape, like: &B::FloatTensor) -> Result<B::FloatTensor> {
+        values_like::<B>(values, shape, like)
+    }
+
+    fn of_f32(value: f32) -> f64 {
+        f64::from(value)
+    }
+}
+
+/// `$body` with `$element` naming the [`HostFloat`] the tensor computes in on the host.
+macro_rules! in_host_float {
+    ($tensor:expr, |$element:ident| $body:expr) => {
+        if <B as $crate::backend::Backend>::dtype($tensor) == $crate::DType::F32 {
+            type $element = f32;
+            $body
+        } else {
+            type $element = f64;
+            $body
+        }
+    };
+}
+pub(crate) use in_host_float;
+
 /// The `f32` values of a host op's output as a float tensor of `like`'s dtype on `like`'s device.
 pub(crate) fn host_tensor_like<B: Backend>(host: HostTensor, like: &B::FloatTensor) -> Result<B::FloatTensor> {
     values_like::<B>(map("host_op", &host.data, f64::from)?, host.shape, like)
