@@ -1,0 +1,61 @@
+//! Multi-head causal self-attention, as in GPT.
+
+use dispatch_core::{Backend, BoolTensor, DType, DeviceOf, Error, Result, Tensor};
+
+use super::Linear;
+
+/// Multi-head self-attention in which each position attends to itself and the positions before it.
+#[derive(Clone, Debug)]
+pub struct CausalSelfAttention<B: Backend> {
+    /// `[width, 3 * width]`: the queries, keys and values of every head, side by side.
+    pub qkv: Linear<B>,
+    /// `[width, width]`: the heads' outputs mixed back to the width.
+    pub proj: Linear<B>,
+    /// The number of heads; it divides the width.
+    pub heads: usize,
+}
+
+crate::module!(CausalSelfAttention { qkv, proj });
+
+impl<B: Backend> CausalSelfAttention<B> {
+    /// `heads` heads over a model of `width`; `heads` must divide `width`.
+    pub fn new(
+        width: usize,
+        heads: usize,
+        seed: u64,
+        dtype: DType,
+        device: &(impl DeviceOf<B> + ?Sized),
+    ) -> Result<Self> {
+        if heads == 0 || !width.is_multiple_of(heads) {
+            return Err(Error::invalid(
+                "CausalSelfAttention::new",
+                format!("{heads} heads do not divide the width {width}"),
+            ));
+        }
+        Ok(Self {
+            qkv: Linear::new(width, 3 * width, true, seed, dtype, device)?,
+            proj: Linear::new(width, width, true, seed.wrapping_add(2), dtype, device)?,
+            heads,
+        })
+    }
+
+    /// Attention over `x`, `[batch, time, width]`, to the same shape.
+    pub fn forward(&self, x: &Tensor<B>) -> Result<Tensor<B>> {
+        let [batch, time, width] = <[usize; 3]>::try_from(x.dims().as_slice()).map_err(|_| {
+            Error::invalid("CausalSelfAttention::forward", format!("needs [batch, time, width], got {}", x.shape()))
+        })?;
+        let (heads, head_width) = (self.heads, width / self.heads.max(1));
+        let qkv = self.qkv.forward(x)?;
+        // [batch, heads, time, head_width] of the queries (0), keys (1) or values (2).
+        let part = |index: usize| {
+            qkv.narrow(2, index * width, width)?.reshape([batch, time, heads, head_width])?.permute([0, 2, 1, 3])
+        };
+        let (queries, keys, values) = (part(0)?, part(1)?, part(2)?);
+        let scores = queries.matmul(&keys.swap_dims(2, 3)?)?.mul_scalar(1.0 / (head_width as f32).sqrt())?;
+        let future: Vec<bool> = (0..time * time).map(|index| index % time > index / time).collect();
+        let future = BoolTensor::from_vec(future, [time, time], &x.device())?;
+        let weights = scores.mask_fill(&future, f32::NEG_INFINITY)?.softmax(3)?;
+        let mixed = weights.matmul(&values)?.permute([0, 2, 1, 3])?.reshape([batch, time, width])?;
+        self.proj.forward(&mixed)
+    }
+}

@@ -1,0 +1,41 @@
+//! Dropout with a seeded mask, so that a run is reproduced exactly on every device.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use dispatch_core::{Backend, Error, Result, Tensor};
+
+/// Zeroes each element with probability `p` in training and scales the rest by `1 / (1 - p)`; the identity in
+/// evaluation. Call `n` draws its mask from `seed + n`, the same values on every backend.
+#[derive(Debug)]
+pub struct Dropout {
+    p: f32,
+    seed: u64,
+    calls: AtomicU64,
+}
+
+impl Clone for Dropout {
+    fn clone(&self) -> Self {
+        Self { p: self.p, seed: self.seed, calls: AtomicU64::new(self.calls.load(Ordering::Relaxed)) }
+    }
+}
+
+impl Dropout {
+    /// `p` must be in `[0, 1)`.
+    pub fn new(p: f32, seed: u64) -> Result<Self> {
+        if !(0.0..1.0).contains(&p) {
+            return Err(Error::invalid("Dropout::new", format!("the probability must be in [0, 1), got {p}")));
+        }
+        Ok(Self { p, seed, calls: AtomicU64::new(0) })
+    }
+
+    /// `x` with dropout in training, `x` itself otherwise.
+    pub fn forward<B: Backend>(&self, x: &Tensor<B>, training: bool) -> Result<Tensor<B>> {
+        if !training || self.p == 0.0 {
+            return Ok(x.clone());
+        }
+        let call = self.calls.fetch_add(1, Ordering::Relaxed);
+        let draws = Tensor::<B>::random_uniform(x.shape(), 0.0, 1.0, self.seed.wrapping_add(call), &x.device())?;
+        let keep = draws.greater_scalar(self.p)?.cast(x.dtype())?;
+        x.mul(&keep)?.mul_scalar(1.0 / (1.0 - self.p))
+    }
+}

@@ -1,0 +1,36 @@
+//! Layer normalisation over the last dimension.
+
+use dispatch_core::{Backend, DType, DeviceOf, Result, Tensor};
+
+/// `(x - mean) / sqrt(var + eps) * gamma + beta`, the statistics taken over the last dimension (the population
+/// variance, as PyTorch's `LayerNorm`).
+#[derive(Clone, Debug)]
+pub struct LayerNorm<B: Backend> {
+    /// `[width]`, ones at first.
+    pub gamma: Tensor<B>,
+    /// `[width]`, zeros at first.
+    pub beta: Tensor<B>,
+    /// Added to the variance, 1e-5 by default.
+    pub eps: f32,
+}
+
+crate::module!(LayerNorm { gamma, beta });
+
+impl<B: Backend> LayerNorm<B> {
+    /// A layer that starts as the plain normalisation: `gamma` ones, `beta` zeros, `eps` 1e-5.
+    pub fn new(width: usize, dtype: DType, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
+        Ok(Self {
+            gamma: Tensor::full_of(dtype, [width], 1.0, device)?,
+            beta: Tensor::full_of(dtype, [width], 0.0, device)?,
+            eps: 1e-5,
+        })
+    }
+
+    /// Normalises `x` (`[.., width]`) over its last dimension.
+    pub fn forward(&self, x: &Tensor<B>) -> Result<Tensor<B>> {
+        let axis = x.shape().rank().saturating_sub(1);
+        let centred = x.sub(&x.mean_dim(axis)?)?;
+        let deviation = centred.square()?.mean_dim(axis)?.add_scalar(self.eps)?.sqrt()?;
+        centred.div(&deviation)?.mul(&self.gamma)?.add(&self.beta)
+    }
+}

@@ -1,0 +1,42 @@
+//! `y = x W + b`.
+
+use dispatch_core::{Backend, DType, DeviceOf, Result, Tensor};
+
+use super::uniform;
+
+/// A fully connected layer: `x @ weight + bias` over the last dimension of `x`.
+#[derive(Clone, Debug)]
+pub struct Linear<B: Backend> {
+    /// `[inputs, outputs]`.
+    pub weight: Tensor<B>,
+    /// `[outputs]`, if the layer has one.
+    pub bias: Option<Tensor<B>>,
+}
+
+crate::module!(Linear { weight, bias });
+
+impl<B: Backend> Linear<B> {
+    /// Weights and bias uniform in `±1/sqrt(inputs)` (PyTorch's default), from `seed`.
+    pub fn new(
+        inputs: usize,
+        outputs: usize,
+        bias: bool,
+        seed: u64,
+        dtype: DType,
+        device: &(impl DeviceOf<B> + ?Sized),
+    ) -> Result<Self> {
+        let bound = 1.0 / (inputs.max(1) as f64).sqrt();
+        let weight = uniform([inputs, outputs], bound, seed, dtype, device)?;
+        let bias = if bias { Some(uniform([outputs], bound, seed.wrapping_add(1), dtype, device)?) } else { None };
+        Ok(Self { weight, bias })
+    }
+
+    /// `x @ weight + bias`; `x` is `[.., inputs]`, the batch dimensions in front broadcast.
+    pub fn forward(&self, x: &Tensor<B>) -> Result<Tensor<B>> {
+        let y = x.matmul(&self.weight)?;
+        match &self.bias {
+            Some(bias) => y.add(bias),
+            None => Ok(y),
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! Models written once against `Tensor<B>`, for any backend and so any variant of a derived device enum:
+//!
+//! - [`Module`]: a model's parameters visited by name, for optimizers, saving and loading, moving to another
+//!   device or dtype, and marking for gradients. [`module!`] writes the impl for a struct of modules.
+//! - [`layers`]: `Linear`, `Conv2d`, pooling, `LayerNorm`, `Embedding`, `Dropout`, causal self-attention.
+//! - [`loss`]: cross-entropy over int class ids, mean squared error.
+//! - [`optim`]: SGD (momentum, weight decay), Adam and AdamW, whose state saves and loads like a model's.
+//! - [`record`]: save and load with the `safetensors` format, by parameter name, into any device and dtype.
+//!
+//! Every failure is an `Err` of `dispatch_core::Error`; nothing here panics on bad input.
+
+#![warn(missing_docs)]
+
+pub mod layers;
+pub mod loss;
+mod module;
+pub mod optim;
+pub mod record;
+
+pub use module::{Module, ModuleExt, ParamMapper, join_name};

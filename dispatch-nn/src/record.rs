@@ -1,0 +1,131 @@
+//! Saving and loading named tensors (a model's parameters, an optimizer's state) in the `safetensors` format.
+//!
+//! Each tensor is stored in its own dtype (F32, F64, F16 or BF16). Loading goes into a module built on the target
+//! device in the target dtype (a template): each parameter takes the saved values of its name, converted to the
+//! template's dtype, on the template's device. A name missing from the file, one the file has that the module
+//! does not, or a shape that differs, is an `Err` naming it; nothing is dropped or broadcast silently.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use dispatch_core::{Backend, DType, Error, Result, Shape, Tensor};
+use safetensors::tensor::{Dtype, TensorView};
+use safetensors::{SafeTensors, serialize};
+
+use crate::{Module, ModuleExt};
+
+/// `named` tensors as the bytes of a safetensors file.
+pub fn to_bytes<B: Backend>(named: &[(String, Tensor<B>)]) -> Result<Vec<u8>> {
+    let mut encoded = Vec::with_capacity(named.len());
+    for (name, tensor) in named {
+        let (dtype, bytes) = encode(tensor)?;
+        encoded.push((name.clone(), dtype, tensor.dims(), bytes));
+    }
+    let views = encoded
+        .iter()
+        .map(|(name, dtype, dims, bytes)| {
+            TensorView::new(*dtype, dims.clone(), bytes).map(|view| (name.clone(), view)).map_err(format_error("save"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    serialize(views, None).map_err(format_error("save"))
+}
+
+/// Every tensor of a safetensors file, by name, as `B`'s tensors of the file's dtypes on `device`.
+pub fn from_bytes<B: Backend>(bytes: &[u8], device: &B::Device) -> Result<Vec<(String, Tensor<B>)>> {
+    let file = SafeTensors::deserialize(bytes).map_err(format_error("load"))?;
+    let mut named = Vec::new();
+    for (name, view) in file.tensors() {
+        let (dtype, values) = decode(&name, &view)?;
+        named.push((name, Tensor::from_f64_vec(values, Shape::new(view.shape()), dtype, device)?));
+    }
+    Ok(named)
+}
+
+/// Saves every parameter of `module` to `path`.
+pub fn save<B: Backend, M: ModuleExt<B>>(module: &M, path: impl AsRef<Path>) -> Result<()> {
+    let bytes = to_bytes(&module.params()?)?;
+    std::fs::write(path.as_ref(), bytes).map_err(file_error("save", path.as_ref()))
+}
+
+/// `template` with every parameter loaded from `path`; see the module's documentation for the rules.
+pub fn load<B: Backend, M: Module<B>>(template: M, path: impl AsRef<Path>) -> Result<M> {
+    let bytes = std::fs::read(path.as_ref()).map_err(file_error("load", path.as_ref()))?;
+    load_bytes(template, &bytes)
+}
+
+/// [`load`] from the bytes of a safetensors file.
+pub fn load_bytes<B: Backend, M: Module<B>>(template: M, bytes: &[u8]) -> Result<M> {
+    let file = SafeTensors::deserialize(bytes).map_err(format_error("load"))?;
+    let mut unused: BTreeMap<String, ()> = file.names().into_iter().map(|name| (name.to_owned(), ())).collect();
+    let module = template.map_params("", &mut |name: &str, param: Tensor<B>| {
+        let view = file.tensor(name).map_err(|_| Error::invalid("load", format!("the file has no `{name}`")))?;
+        unused.remove(name);
+        let shape = Shape::new(view.shape());
+        if shape != param.shape() {
+            return Err(Error::ShapeMismatch { op: "load", lhs: param.shape(), rhs: shape });
+        }
+        let (dtype, values) = decode(name, &view)?;
+        Tensor::from_f64_vec(values, shape, dtype, &param.device())?.cast(param.dtype())
+    })?;
+    if !unused.is_empty() {
+        let names: Vec<&String> = unused.keys().collect();
+        return Err(Error::invalid("load", format!("the file has tensors the module does not: {names:?}")));
+    }
+    Ok(module)
+}
+
+fn encode<B: Backend>(tensor: &Tensor<B>) -> Result<(Dtype, Vec<u8>)> {
+    let values = tensor.to_f64_vec()?;
+    let mut bytes = Vec::new();
+    bytes.try_reserve_exact(values.len() * tensor.dtype().size_in_bytes()).map_err(|_| Error::OutOfMemory {
+        op: "save",
+        bytes: values.len().saturating_mul(tensor.dtype().size_in_bytes()),
+    })?;
+    let dtype = match tensor.dtype() {
+        DType::F32 => {
+            bytes.extend(values.iter().flat_map(|&value| (value as f32).to_le_bytes()));
+            Dtype::F32
+        }
+        DType::F64 => {
+            bytes.extend(values.iter().flat_map(|value| value.to_le_bytes()));
+            Dtype::F64
+        }
+        DType::F16 => {
+            bytes.extend(values.iter().flat_map(|&value| half::f16::from_f64(value).to_le_bytes()));
+            Dtype::F16
+        }
+        DType::BF16 => {
+            bytes.extend(values.iter().flat_map(|&value| half::bf16::from_f64(value).to_le_bytes()));
+            Dtype::BF16
+        }
+    };
+    Ok((dtype, bytes))
+}
+
+fn decode(name: &str, view: &TensorView<'_>) -> Result<(DType, Vec<f64>)> {
+    let data = view.data();
+    let values: Vec<f64> = match view.dtype() {
+        Dtype::F32 => data.chunks_exact(4).map(|b| f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))).collect(),
+        Dtype::F64 => data.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8]))).collect(),
+        Dtype::F16 => data.chunks_exact(2).map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f64()).collect(),
+        Dtype::BF16 => data.chunks_exact(2).map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f64()).collect(),
+        other => {
+            return Err(Error::invalid("load", format!("`{name}` is {other:?}; only F32, F64, F16 and BF16 load")));
+        }
+    };
+    let dtype = match view.dtype() {
+        Dtype::F64 => DType::F64,
+        Dtype::F16 => DType::F16,
+        Dtype::BF16 => DType::BF16,
+        _ => DType::F32,
+    };
+    Ok((dtype, values))
+}
+
+fn format_error(op: &'static str) -> impl Fn(safetensors::SafeTensorError) -> Error {
+    move |error| Error::backend("safetensors", op, error)
+}
+
+fn file_error<'a>(op: &'static str, path: &'a Path) -> impl Fn(std::io::Error) -> Error + 'a {
+    move |error| Error::invalid(op, format!("{}: {error}", path.display()))
+}
