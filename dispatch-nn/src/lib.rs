@@ -13,6 +13,7 @@
 
 pub mod layers;
 pub mod loss;
+pub mod models;
 mod module;
 pub mod optim;
 pub mod record;

@@ -3,6 +3,7 @@
 
 pub mod agreement;
 mod spirals;
+pub mod text;
 
 #[cfg(feature = "candle")]
 use dispatch_core::backends::{Candle, CandleDevice};
