@@ -1,0 +1,107 @@
+//! The models of dispatch-nn on every variant of a derived enum: the GPT's and LeNet's forward passes agree across
+//! devices (to `dispatch_tests::agreement` of the dtype), their gradients agree between the autodiff variants, and
+//! bad sizes are typed errors.
+
+use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
+use dispatch_core::{AutodiffDevice, DType, Dispatch, Error, IntTensor, Tensor};
+use dispatch_nn::ModuleExt;
+use dispatch_nn::models::{Gpt, GptConfig, LeNet};
+use dispatch_tests::{agreement, close_f64};
+
+#[derive(Clone, Debug, PartialEq, Dispatch)]
+enum Device {
+    #[backend(Candle)]
+    Candle(CandleDevice),
+    #[backend(NdArray)]
+    NdArray(NdArrayDevice),
+    #[autodiff]
+    Autodiff(AutodiffDevice<Self>),
+}
+
+fn every_device() -> [Device; 4] {
+    [
+        Device::Candle(CandleDevice::cpu()),
+        Device::NdArray(NdArrayDevice),
+        Device::Autodiff(AutodiffDevice::new(DeviceBase::Candle(CandleDevice::cpu()))),
+        Device::Autodiff(AutodiffDevice::new(DeviceBase::NdArray(NdArrayDevice))),
+    ]
+}
+
+const CONFIG: GptConfig = GptConfig { vocabulary: 11, context: 8, width: 16, heads: 4, layers: 2 };
+
+fn assert_agree(label: &str, dtype: DType, got: &[f64], expected: &[f64]) {
+    assert_eq!(got.len(), expected.len(), "{label}");
+    for (index, (a, b)) in got.iter().zip(expected).enumerate() {
+        assert!(close_f64(*a, *b, agreement(dtype)), "{label}, element {index}: {a} vs {b}");
+    }
+}
+
+#[test]
+fn the_gpt_forward_pass_agrees_on_every_device_and_dtype() {
+    let ids: Vec<i64> = (0..2 * 7).map(|i| (i * 5 % 11) as i64).collect();
+    for dtype in [DType::F32, DType::F64, DType::F16] {
+        let outputs: Vec<Vec<f64>> = every_device()
+            .iter()
+            .map(|device| {
+                let model = Gpt::<DeviceBackend>::new(CONFIG, 3, dtype, device).unwrap();
+                let ids = IntTensor::from_vec(ids.clone(), [2, 7], device).unwrap();
+                let logits = model.forward(&ids).unwrap();
+                assert_eq!((logits.dims(), logits.dtype()), (vec![2, 7, 11], dtype));
+                logits.to_f64_vec().unwrap()
+            })
+            .collect();
+        for (device, output) in every_device().iter().zip(&outputs) {
+            assert_agree(&format!("GPT logits on {device} in {dtype}"), dtype, output, &outputs[0]);
+        }
+    }
+}
+
+#[test]
+fn lenet_forward_passes_and_gradients_agree_on_every_device() {
+    let images = Tensor::<NdArray>::random_uniform([2, 1, 28, 28], 0.0, 1.0, 5, &NdArrayDevice).unwrap();
+    let images = images.to_f64_vec().unwrap();
+    let mut gradients = Vec::new();
+    for device in every_device() {
+        let model = LeNet::<DeviceBackend>::new(10, 4, DType::F64, &device).unwrap();
+        let model = if matches!(device, Device::Autodiff(_)) { model.tracked().unwrap() } else { model };
+        let x = Tensor::from_f64_vec(images.clone(), [2, 1, 28, 28], DType::F64, &device).unwrap();
+        let logits = model.forward(&x).unwrap();
+        assert_eq!(logits.dims(), [2, 10]);
+        let reference = LeNet::<NdArray>::new(10, 4, DType::F64, &NdArrayDevice).unwrap();
+        let expected = reference
+            .forward(&Tensor::from_f64_vec(images.clone(), [2, 1, 28, 28], DType::F64, &NdArrayDevice).unwrap());
+        assert_agree(
+            &format!("LeNet logits on {device}"),
+            DType::F64,
+            &logits.to_f64_vec().unwrap(),
+            &expected.unwrap().to_f64_vec().unwrap(),
+        );
+        if matches!(device, Device::Autodiff(_)) {
+            let loss = logits.square().unwrap().mean().unwrap().backward().unwrap();
+            let weight = model.conv1.weight.grad(&loss).unwrap().to_f64_vec().unwrap();
+            gradients.push(weight);
+        }
+    }
+    assert_agree("conv1's gradient on the two autodiff variants", DType::F64, &gradients[1], &gradients[0]);
+}
+
+#[test]
+fn bad_model_sizes_and_inputs_are_typed_errors() {
+    let device = Device::NdArray(NdArrayDevice);
+    let bad = GptConfig { heads: 3, ..CONFIG };
+    assert!(matches!(Gpt::<DeviceBackend>::new(bad, 0, DType::F32, &device), Err(Error::InvalidArgument { .. })));
+    let model = Gpt::<DeviceBackend>::new(CONFIG, 0, DType::F32, &device).unwrap();
+    let too_long = IntTensor::from_vec(vec![0; 9], [1, 9], &device).unwrap();
+    assert!(matches!(model.forward(&too_long), Err(Error::InvalidArgument { op: "Gpt::forward", .. })));
+    let unknown = IntTensor::from_vec(vec![11], [1, 1], &device).unwrap();
+    assert!(model.forward(&unknown).is_err());
+    assert!(model.generate(&[], 3, 0.0, 0).is_err());
+    // Greedy generation is the same on every device.
+    let texts: Vec<Vec<i64>> = every_device()
+        .iter()
+        .map(|device| {
+            Gpt::<DeviceBackend>::new(CONFIG, 0, DType::F32, device).unwrap().generate(&[1, 2], 12, 0.0, 0).unwrap()
+        })
+        .collect();
+    assert!(texts.iter().all(|text| text == &texts[0] && text.len() == 12), "{texts:?}");
+}
