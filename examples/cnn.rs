@@ -1,0 +1,114 @@
+//! A LeNet-sized CNN learns to tell four generated shapes apart, on every device that records gradients.
+//!
+//! ```text
+//! cargo run --release --example cnn                                # every autodiff device found here
+//! cargo run --release --example cnn -- --device autodiff:candle
+//! ```
+//!
+//! The same seeded weights and batches on every device, so the losses must agree (the example checks that they
+//! do); then the accuracy on images training never saw.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use dispatch_core::device::BackendDevice;
+use dispatch_core::{DType, Dispatch, IntTensor, Route, Tensor};
+use dispatch_examples::agreement::check_agreement;
+use dispatch_examples::shapes::{SHAPES, images};
+use dispatch_examples::{Device, DeviceBackend, DeviceLocal};
+use dispatch_nn::ModuleExt;
+use dispatch_nn::loss::cross_entropy;
+use dispatch_nn::models::LeNet;
+use dispatch_nn::optim::{Adam, Optimizer};
+
+const STEPS: usize = 200;
+const BATCH: usize = 32;
+const LEARNING_RATE: f32 = 2e-3;
+const SEED: u64 = 11;
+/// The CNN trains in F64: max pooling routes each gradient to one input, so in f32 a last-bit difference between
+/// backends can pick another of two nearly equal inputs and send training elsewhere (3.4e-2 apart by step 107 of 120,
+/// measured). In F64 such near-ties are far rarer; a wrong op is off by far more than this from the first step.
+const DTYPE: DType = DType::F64;
+const LOSS_TOLERANCE: f32 = 1e-4;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), String> {
+    let devices = devices(std::env::args().skip(1))?;
+    let (test_pixels, test_labels) = images(256, SEED + 1_000_000);
+    println!("LeNet on 28x28 images of {SHAPES:?}: {STEPS} steps of Adam, batch {BATCH}, in {DTYPE}");
+    let mut curves = Vec::new();
+    for device in &devices {
+        let start = Instant::now();
+        let fail = |error: dispatch_core::Error| format!("{device}: {error}");
+        let mut model =
+            LeNet::<DeviceBackend>::new(SHAPES.len(), SEED, DTYPE, device).and_then(|m| m.tracked()).map_err(fail)?;
+        let mut optimizer = Adam::new(LEARNING_RATE);
+        let mut losses = Vec::with_capacity(STEPS);
+        for step in 0..STEPS {
+            let (pixels, labels) = images(BATCH, SEED + step as u64);
+            let x = Tensor::<DeviceBackend>::from_vec(pixels, [BATCH, 1, 28, 28], device)
+                .and_then(|x| x.cast(DTYPE))
+                .map_err(fail)?;
+            let y = IntTensor::from_vec(labels, [BATCH], device).map_err(fail)?;
+            let loss = cross_entropy(&model.forward(&x).map_err(fail)?, &y).map_err(fail)?;
+            losses.push(loss.to_scalar().map_err(fail)?);
+            model = optimizer.step(model, &loss.backward().map_err(fail)?).map_err(fail)?;
+        }
+        let x = Tensor::<DeviceBackend>::from_vec(test_pixels.clone(), [test_labels.len(), 1, 28, 28], device)
+            .and_then(|x| x.cast(DTYPE))
+            .map_err(fail)?;
+        let predicted =
+            model.forward(&x).and_then(|logits| logits.argmax(1)).and_then(|ids| ids.to_vec()).map_err(fail)?;
+        let correct = predicted.iter().zip(&test_labels).filter(|(a, b)| a == b).count();
+        println!(
+            "{:<18} loss {:.4} -> {:.4}  held-out accuracy {:>5.1}%  {:>6.1} s",
+            device.to_string(),
+            losses[0],
+            losses[STEPS - 1],
+            100.0 * correct as f64 / test_labels.len() as f64,
+            start.elapsed().as_secs_f64()
+        );
+        curves.push((device.to_string(), losses));
+    }
+    let (first, reference) = &curves[0];
+    let comparisons = curves.iter().flat_map(|(name, losses)| {
+        losses.iter().zip(reference).enumerate().map(move |(step, (loss, first_loss))| {
+            (format!("step {step} on {name} against {first}"), *first_loss, *loss)
+        })
+    });
+    let worst = check_agreement(comparisons, LOSS_TOLERANCE)?;
+    println!("losses agree across devices at every step to {worst:.1e} relative (tolerance {LOSS_TOLERANCE:.0e})");
+    Ok(())
+}
+
+/// `--device NAME` (repeatable, each an autodiff device), or every autodiff device here.
+fn devices(mut args: impl Iterator<Item = String>) -> Result<Vec<DeviceLocal>, String> {
+    let mut devices = Vec::new();
+    while let Some(arg) = args.next() {
+        if arg != "--device" {
+            return Err(format!("unknown argument `{arg}`; usage: cnn [--device NAME]..."));
+        }
+        let name = args.next().ok_or("--device needs a name")?;
+        match name.parse::<Device>().map_err(|error| error.to_string())?.route() {
+            Route::Local(device @ DeviceLocal::Autodiff(_)) => devices.push(device),
+            _ => return Err(format!("`{name}` does not record gradients; pick an autodiff device")),
+        }
+    }
+    if devices.is_empty() {
+        devices =
+            DeviceLocal::available().into_iter().filter(|device| matches!(device, DeviceLocal::Autodiff(_))).collect();
+    }
+    if devices.is_empty() {
+        return Err("no device that records gradients is compiled in".to_owned());
+    }
+    Ok(devices)
+}
