@@ -1,5 +1,5 @@
-//! Data-parallel training: the main example's MLP, data and training function, run on one device and on a
-//! cluster of 2 ranks that each take half of every batch and all-reduce their gradients. The loss curves agree.
+//! Data-parallel training of the main job's transformer: a small GPT trained on one device, and on a cluster of 2
+//! ranks that each take half of every batch and all-reduce their gradients. The loss curves agree.
 //!
 //! ```text
 //! cargo run --release --example data_parallel
@@ -13,17 +13,25 @@
 //! mpirun -np 2 target/release/examples/data_parallel
 //! ```
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use dispatch_core::distributed;
 use dispatch_examples::agreement::{check_agreement, relative_gap};
-use dispatch_examples::{CLASSES, Device, POINTS_PER_CLASS, Spirals};
+use dispatch_examples::text::Corpus;
+use dispatch_examples::{Device, train_gpt};
+use dispatch_nn::models::GptConfig;
 
-const STEPS: usize = 60;
+const STEPS: usize = 12;
+const BATCH: usize = 8;
+/// Smaller than the main job's, so that a debug build under mpirun (as CI runs it) stays quick.
+const WIDTH: usize = 32;
+const CONTEXT: usize = 32;
 /// How far a cluster's loss may drift from the single device's, relative to the loss. Both runs compute the same
-/// math; only the order of f32 additions differs (half-batch sums, then a mean across ranks), which moves a loss
-/// by a few ulps per step. A loss that is not a finite number on either side is a failure.
-const TOLERANCE: f32 = 1e-5;
+/// math; only the order of f32 additions differs (half-batch means, then a mean across ranks), which moves a loss
+/// by a few ulps per step and grows a little through training. A loss that is not a finite number on either side
+/// is a failure.
+const TOLERANCE: f32 = 1e-4;
 
 /// The cluster to compare: the command line's, else MPI when started by `mpirun`, else 2 in-process ranks.
 fn cluster() -> Result<Device, String> {
@@ -38,8 +46,10 @@ fn cluster() -> Result<Device, String> {
 }
 
 fn run() -> Result<bool, String> {
-    let data = Spirals::generate(POINTS_PER_CLASS, CLASSES);
-    let train = |rank: distributed::Rank<Device>| dispatch_examples::train(&rank, &data, STEPS);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let corpus = Corpus::read(&root).map_err(|error| format!("reading the repository's text: {error}"))?;
+    let config = GptConfig { vocabulary: corpus.vocabulary.len(), context: CONTEXT, width: WIDTH, heads: 4, layers: 2 };
+    let train = |rank: distributed::Rank<Device>| train_gpt(&rank, &corpus, config, BATCH, STEPS);
     let single: Device = "autodiff:ndarray".parse().map_err(|error| format!("{error}"))?;
     let cluster = cluster()?;
     let reference = distributed::run(&single, train).into_values().map_err(|error| error.to_string())?;
@@ -49,20 +59,11 @@ fn run() -> Result<bool, String> {
         // Under MPI only rank 0 reports; the other ranks fail loudly or stay quiet.
         return results.into_values().map(|_| true).map_err(|error| error.to_string());
     };
-    println!("single device `{single}` against `{cluster}`, {} points, {STEPS} full-batch steps\n", data.len());
+    println!("GPT (width {WIDTH}, context {CONTEXT}), batch {BATCH}: single device `{single}` against `{cluster}`\n");
     println!("{:>5} {:>12} {:>12} {:>10}", "step", "single", "cluster", "rel. diff");
     for (step, (single, cluster)) in reference.losses.iter().zip(&curve.losses).enumerate() {
-        if step % 5 == 0 || step + 1 == STEPS {
-            println!("{step:>5} {single:>12.6} {cluster:>12.6} {:>10.2e}", relative_gap(*single, *cluster));
-        }
+        println!("{step:>5} {single:>12.6} {cluster:>12.6} {:>10.2e}", relative_gap(*single, *cluster));
     }
-    println!(
-        "\nafter training: loss {:.6} / {:.6}, accuracy {:.1}% / {:.1}% (single / cluster)",
-        reference.final_loss,
-        curve.final_loss,
-        reference.accuracy * 100.0,
-        curve.accuracy * 100.0
-    );
     if reference.losses.len() != curve.losses.len() {
         println!(
             "\nthe curves DIFFER: {} steps on the single device, {} on the cluster",
@@ -73,8 +74,6 @@ fn run() -> Result<bool, String> {
     }
     let steps = reference.losses.iter().zip(&curve.losses).enumerate();
     let comparisons = steps.map(|(step, (single, cluster))| (format!("step {step}"), *single, *cluster));
-    let finals = [("the loss after training", reference.final_loss, curve.final_loss)];
-    let comparisons = comparisons.chain(finals.map(|(what, single, cluster)| (what.to_owned(), single, cluster)));
     match check_agreement(comparisons, TOLERANCE) {
         Ok(worst) => {
             println!("\nlargest relative difference {worst:.2e} (tolerance {TOLERANCE:.0e}): the curves match");

@@ -5,12 +5,14 @@
 //! - [`layers`]: `Linear`, `Conv2d`, pooling, `LayerNorm`, `Embedding`, `Dropout`, causal self-attention.
 //! - [`loss`]: cross-entropy over int class ids, mean squared error.
 //! - [`optim`]: SGD (momentum, weight decay), Adam and AdamW, whose state saves and loads like a model's.
+//! - [`distributed`]: gradients all-reduced over the ranks of a data-parallel group.
 //! - [`record`]: save and load with the `safetensors` format, by parameter name, into any device and dtype.
 //!
 //! Every failure is an `Err` of `dispatch_core::Error`; nothing here panics on bad input.
 
 #![warn(missing_docs)]
 
+pub mod distributed;
 pub mod layers;
 pub mod loss;
 pub mod models;

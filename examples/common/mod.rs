@@ -78,3 +78,46 @@ fn mean_over_ranks(rank: &Rank<Device>, value: f32) -> Result<f32> {
     let value = Tensor::<DeviceBackend>::from_vec(vec![value], [1], rank.device())?;
     rank.all_reduce(&value, ReduceOp::Mean)?.to_scalar()
 }
+
+/// One GPT training run as a rank saw it: the loss of the whole batch at every step (every rank sees the same).
+pub struct GptRun {
+    pub losses: Vec<f32>,
+}
+
+/// SPMD training of a GPT of `config` on `corpus`: each rank takes its shard of every batch's rows, and every rank
+/// applies the mean of all ranks' gradients, so every rank holds the same model. On a local device this is a
+/// world of one and plain training. The device must record gradients.
+pub fn train_gpt(
+    rank: &Rank<Device>,
+    corpus: &text::Corpus,
+    config: dispatch_nn::models::GptConfig,
+    batch: usize,
+    steps: usize,
+) -> Result<GptRun> {
+    use dispatch_core::{DType, IntTensor};
+    use dispatch_nn::ModuleExt;
+    use dispatch_nn::optim::{AdamW, Optimizer};
+
+    type B = DeviceBackend;
+    let device = rank.device();
+    let rows = rank.shard_range(batch);
+    let context = config.context;
+    let mut model = dispatch_nn::models::Gpt::<B>::new(config, SEED, DType::F32, device)?.tracked()?;
+    let mut optimizer = AdamW::new(3e-3);
+    let training = 0..corpus.ids.len() * 9 / 10;
+    let mut losses = Vec::with_capacity(steps);
+    for step in 0..steps {
+        // The whole batch is drawn alike on every rank; each keeps its rows.
+        let (inputs, targets) = corpus.batch(training.clone(), batch, context, SEED + step as u64);
+        let mine = |values: &[i64]| values[rows.start * context..rows.end * context].to_vec();
+        let ids = IntTensor::from_vec(mine(&inputs), [rows.len(), context], device)?;
+        let targets = IntTensor::from_vec(mine(&targets), [rows.len(), context], device)?;
+        let loss = model.loss(&ids, &targets)?;
+        let gradients = loss.backward()?;
+        let gradients =
+            dispatch_nn::distributed::all_reduce_gradients(&model, &gradients, rank.communicator(), ReduceOp::Mean)?;
+        losses.push(mean_over_ranks(rank, loss.to_scalar()?)?);
+        model = optimizer.step(model, &gradients)?;
+    }
+    Ok(GptRun { losses })
+}
