@@ -424,7 +424,43 @@ fn compare(c: &mut Criterion, group: &str, designs: fn() -> Vec<Design>, steps: 
     timed.finish();
 }
 
+/// The derived enum's step against the backend called directly, in ABBA rounds (one step each, alternating), so that
+/// load that comes and goes on this shared machine cancels: the median over `rounds` of each round's time ratio.
+fn paired(group: &str, (derived_name, derived): Design, (direct_name, direct): Design, rounds: usize) {
+    let (mut derived, mut direct) = (derived, direct);
+    derived.step();
+    direct.step();
+    let time = |trainer: &mut Box<dyn Trainer>| {
+        let start = std::time::Instant::now();
+        black_box(trainer.step());
+        start.elapsed().as_secs_f64()
+    };
+    let mut ratios: Vec<f64> = (0..rounds)
+        .map(|_| {
+            let (a1, b1) = (time(&mut derived), time(&mut direct));
+            let (b2, a2) = (time(&mut direct), time(&mut derived));
+            (a1 + a2) / (b1 + b2)
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    let (low, median, high) = (ratios[0], ratios[rounds / 2], ratios[rounds - 1]);
+    println!("{group}: paired {derived_name} / {direct_name}: {median:.3} ({low:.3}-{high:.3}), {rounds} ABBA rounds");
+}
+
 fn main() {
+    let mut gpt = gpt_designs().into_iter();
+    let (candle_derived, candle_direct) = (gpt.next().unwrap(), gpt.next().unwrap());
+    let mut gpt = gpt.skip(2);
+    let (ndarray_derived, ndarray_direct) = (gpt.next().unwrap(), gpt.next().unwrap());
+    paired("peers/gpt_step", candle_derived, candle_direct, 15);
+    paired("peers/gpt_step", ndarray_derived, ndarray_direct, 15);
+    let mut lenet = lenet_designs().into_iter();
+    let (candle_derived, candle_direct) = (lenet.next().unwrap(), lenet.next().unwrap());
+    let mut lenet = lenet.skip(1);
+    let (ndarray_derived, ndarray_direct) = (lenet.next().unwrap(), lenet.next().unwrap());
+    paired("peers/lenet_step", candle_derived, candle_direct, 40);
+    paired("peers/lenet_step", ndarray_derived, ndarray_direct, 40);
+
     let mut criterion = Criterion::default().configure_from_args();
     compare(&mut criterion, "peers/gpt_step", gpt_designs, 5);
     compare(&mut criterion, "peers/lenet_step", lenet_designs, 5);
