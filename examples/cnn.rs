@@ -32,13 +32,7 @@ const DTYPE: DType = DType::F64;
 const LOSS_TOLERANCE: f32 = 1e-4;
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("{message}");
-            ExitCode::FAILURE
-        }
-    }
+    dispatch_examples::exit_code(run())
 }
 
 fn run() -> Result<(), String> {

@@ -52,13 +52,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("{message}");
-            ExitCode::FAILURE
-        }
-    }
+    dispatch_examples::exit_code(run())
 }
 
 fn run() -> Result<(), String> {

@@ -339,3 +339,30 @@ pub fn agreement(dtype: dispatch_core::DType) -> f64 {
         DType::BF16 => 6e-2,
     }
 }
+
+/// A device enum of both backends and their autodiff variant, for the tests that run one check on every variant
+/// of a derived enum (the dtype, model and training tests); tests of the derive itself declare their own.
+pub mod every_variant {
+    use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
+    use dispatch_core::{AutodiffDevice, Dispatch};
+
+    #[derive(Clone, Debug, PartialEq, Dispatch)]
+    pub enum Device {
+        #[backend(Candle)]
+        Candle(CandleDevice),
+        #[backend(NdArray)]
+        NdArray(NdArrayDevice),
+        #[autodiff]
+        Autodiff(AutodiffDevice<Self>),
+    }
+
+    /// Every device of [`Device`]: each backend, and the autodiff variant over each.
+    pub fn every_device() -> [Device; 4] {
+        [
+            Device::Candle(CandleDevice::cpu()),
+            Device::NdArray(NdArrayDevice),
+            Device::Autodiff(AutodiffDevice::new(DeviceBase::Candle(CandleDevice::cpu()))),
+            Device::Autodiff(AutodiffDevice::new(DeviceBase::NdArray(NdArrayDevice))),
+        ]
+    }
+}

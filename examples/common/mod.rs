@@ -121,3 +121,14 @@ pub fn train_gpt(
     }
     Ok(GptRun { losses })
 }
+
+/// How an example that returns `Err(message)` ends: the message on stderr, and a failing exit code.
+pub fn exit_code(result: std::result::Result<(), String>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

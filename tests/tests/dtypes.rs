@@ -3,8 +3,8 @@
 //! both, and a derived enum moves tensors between its variants without losing their dtype.
 
 use dispatch_core::backend::{Conv2dOptions, Window2d};
-use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDevice};
-use dispatch_core::{AutodiffDevice, Backend, BaseBackend, DType, Dispatch, Error, Result, Tensor};
+use dispatch_core::backends::{Autodiff, CandleDevice, NdArrayDevice};
+use dispatch_core::{Backend, BaseBackend, DType, Error, Result, Tensor};
 use dispatch_tests::{agreement, bools, close_f64, ints};
 
 /// Values that each dtype rounds differently: thirds, a large and a tiny magnitude, one beyond f16's range.
@@ -202,24 +202,11 @@ dispatch_tests::tests_on_every_base_backend!(
     half_precision_rounds_each_result_once,
 );
 
-#[derive(Clone, Debug, PartialEq, Dispatch)]
-enum Device {
-    #[backend(Candle)]
-    Candle(CandleDevice),
-    #[backend(NdArray)]
-    NdArray(NdArrayDevice),
-    #[autodiff]
-    Autodiff(AutodiffDevice<Self>),
-}
+use dispatch_tests::every_variant::{Device, DeviceBackend, every_device};
 
 #[test]
 fn a_derived_enum_keeps_the_dtype_within_and_across_its_variants() {
-    let devices = [
-        Device::Candle(CandleDevice::cpu()),
-        Device::NdArray(NdArrayDevice),
-        Device::Autodiff(AutodiffDevice::new(DeviceBase::Candle(CandleDevice::cpu()))),
-        Device::Autodiff(AutodiffDevice::new(DeviceBase::NdArray(NdArrayDevice))),
-    ];
+    let devices = every_device();
     for device in &devices {
         every_dtype_holds_its_own_rounding_of_the_values::<DeviceBackend>(device);
         cast_rounds_to_the_nearest_value_of_the_target::<DeviceBackend>(device);

@@ -2,30 +2,13 @@
 //! devices (to `dispatch_tests::agreement` of the dtype), their gradients agree between the autodiff variants, and
 //! bad sizes are typed errors.
 
-use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
-use dispatch_core::{AutodiffDevice, DType, Dispatch, Error, IntTensor, Tensor};
+use dispatch_core::backends::{NdArray, NdArrayDevice};
+use dispatch_core::{DType, Error, IntTensor, Tensor};
 use dispatch_nn::ModuleExt;
 use dispatch_nn::models::{Gpt, GptConfig, LeNet};
 use dispatch_tests::{agreement, close_f64};
 
-#[derive(Clone, Debug, PartialEq, Dispatch)]
-enum Device {
-    #[backend(Candle)]
-    Candle(CandleDevice),
-    #[backend(NdArray)]
-    NdArray(NdArrayDevice),
-    #[autodiff]
-    Autodiff(AutodiffDevice<Self>),
-}
-
-fn every_device() -> [Device; 4] {
-    [
-        Device::Candle(CandleDevice::cpu()),
-        Device::NdArray(NdArrayDevice),
-        Device::Autodiff(AutodiffDevice::new(DeviceBase::Candle(CandleDevice::cpu()))),
-        Device::Autodiff(AutodiffDevice::new(DeviceBase::NdArray(NdArrayDevice))),
-    ]
-}
+use dispatch_tests::every_variant::{Device, DeviceBackend, every_device};
 
 const CONFIG: GptConfig = GptConfig { vocabulary: 11, context: 8, width: 16, heads: 4, layers: 2 };
 

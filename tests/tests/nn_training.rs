@@ -3,7 +3,7 @@
 //! derived enum with the same outputs, and a short training run whose loss falls on every device.
 
 use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDevice};
-use dispatch_core::{AutodiffBackend, AutodiffDevice, Backend, DType, Dispatch, Error, Result, Tensor};
+use dispatch_core::{AutodiffBackend, Backend, DType, Error, Result, Tensor};
 use dispatch_nn::layers::{LayerNorm, Linear};
 use dispatch_nn::optim::{Adam, AdamW, Optimizer, Sgd};
 use dispatch_nn::{ModuleExt, record};
@@ -33,24 +33,7 @@ impl<B: Backend> Regressor<B> {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Dispatch)]
-enum Device {
-    #[backend(Candle)]
-    Candle(CandleDevice),
-    #[backend(NdArray)]
-    NdArray(NdArrayDevice),
-    #[autodiff]
-    Autodiff(AutodiffDevice<Self>),
-}
-
-fn every_device() -> [Device; 4] {
-    [
-        Device::Candle(CandleDevice::cpu()),
-        Device::NdArray(NdArrayDevice),
-        Device::Autodiff(AutodiffDevice::new(DeviceBase::Candle(CandleDevice::cpu()))),
-        Device::Autodiff(AutodiffDevice::new(DeviceBase::NdArray(NdArrayDevice))),
-    ]
-}
+use dispatch_tests::every_variant::{DeviceBackend, every_device};
 
 type Ad = Autodiff<NdArray>;
 
