@@ -2,7 +2,8 @@
 //!
 //! - [`Module`]: a model's parameters visited by name, for optimizers, saving and loading, moving to another
 //!   device or dtype, and marking for gradients. [`module!`] writes the impl for a struct of modules.
-//! - [`layers`]: `Linear`, `Conv2d`, pooling, `LayerNorm`, `Embedding`, `Dropout`, causal self-attention.
+//! - [`layers`]: `Linear`, `Conv2d`, pooling, `LayerNorm`, `Embedding`, `Dropout`, causal self-attention, `Gelu`,
+//!   `Silu`.
 //! - [`loss`]: cross-entropy over int class ids, mean squared error.
 //! - [`optim`]: SGD (momentum, weight decay), Adam and AdamW, whose state saves and loads like a model's.
 //! - [`distributed`]: gradients all-reduced over the ranks of a data-parallel group.

@@ -76,10 +76,11 @@ pub fn load_bytes<B: Backend, M: Module<B>>(template: M, bytes: &[u8]) -> Result
 
 fn encode<B: Backend>(tensor: &Tensor<B>) -> Result<(Dtype, Vec<u8>)> {
     let values = tensor.to_f64_vec()?;
+    let size = values.len().checked_mul(tensor.dtype().size_in_bytes());
     let mut bytes = Vec::new();
-    bytes.try_reserve_exact(values.len() * tensor.dtype().size_in_bytes()).map_err(|_| Error::OutOfMemory {
+    size.and_then(|size| bytes.try_reserve_exact(size).ok()).ok_or(Error::OutOfMemory {
         op: "save",
-        bytes: values.len().saturating_mul(tensor.dtype().size_in_bytes()),
+        bytes: size.unwrap_or(usize::MAX),
     })?;
     let dtype = match tensor.dtype() {
         DType::F32 => {

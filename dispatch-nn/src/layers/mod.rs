@@ -1,6 +1,7 @@
 //! Layers: each a struct of parameters with a `forward`, created from a seed so that the same seed gives the same
 //! model on every device.
 
+mod activation;
 mod attention;
 mod conv;
 mod dropout;
@@ -8,6 +9,7 @@ mod embedding;
 mod layer_norm;
 mod linear;
 
+pub use activation::{Gelu, Silu};
 pub use attention::CausalSelfAttention;
 pub use conv::{AvgPool2d, Conv2d, MaxPool2d};
 pub use dropout::Dropout;
