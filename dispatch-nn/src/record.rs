@@ -78,10 +78,8 @@ fn encode<B: Backend>(tensor: &Tensor<B>) -> Result<(Dtype, Vec<u8>)> {
     let values = tensor.to_f64_vec()?;
     let size = values.len().checked_mul(tensor.dtype().size_in_bytes());
     let mut bytes = Vec::new();
-    size.and_then(|size| bytes.try_reserve_exact(size).ok()).ok_or(Error::OutOfMemory {
-        op: "save",
-        bytes: size.unwrap_or(usize::MAX),
-    })?;
+    size.and_then(|size| bytes.try_reserve_exact(size).ok())
+        .ok_or(Error::OutOfMemory { op: "save", bytes: size.unwrap_or(usize::MAX) })?;
     let dtype = match tensor.dtype() {
         DType::F32 => {
             bytes.extend(values.iter().flat_map(|&value| (value as f32).to_le_bytes()));

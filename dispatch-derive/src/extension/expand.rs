@@ -50,13 +50,13 @@ pub fn expand(extension: &Extension) -> TokenStream {
     let op_fields = extension.ops.iter().filter_map(|op| {
         let name = op.ident();
         let types = op.params.iter().map(|param| param.as_ref()?.kind.map(pointer_type)).collect::<Option<Vec<_>>>()?;
-        let output = op.output.map(|output| output_type(output, &quote!(X), &private))?;
-        let doc = format!("`{name}` of backend `X`.");
+        let output = op.output.map(|output| output_type(output, &quote!(__X), &private))?;
+        let doc = format!("`{name}` of the backend.");
         Some(quote!(#[doc = #doc] pub #name: fn(#(#types),*) -> #output,))
     });
     let op_pointers = extension.ops.iter().map(|op| {
         let name = op.ident();
-        quote!(#name: <X as super::#ident>::#name,)
+        quote!(#name: <__X as super::#ident>::#name,)
     });
     let route_methods = ROUTES.map(|(visit_trait, route, routed)| {
         let (visit_trait, route, routed) =
@@ -78,15 +78,15 @@ pub fn expand(extension: &Extension) -> TokenStream {
 
             #(#visit_traits)*
 
-            /// The ops of backend `X`, which implements the extension.
-            pub struct Ops<X: Backend> {
+            /// The ops of a backend, which implements the extension.
+            pub struct Ops<__X: Backend> {
                 #(#op_fields)*
-                /// Ties the pointers' types to `X`.
-                pub marker: ::core::marker::PhantomData<fn() -> X>,
+                /// Ties the pointers' types to the backend.
+                pub marker: ::core::marker::PhantomData<fn() -> __X>,
             }
 
-            /// `X`'s own ops: callable only for an `X` that implements the extension.
-            pub const fn ops<X: super::#ident>() -> Ops<X> {
+            /// The backend's own ops: callable only for a backend that implements the extension.
+            pub const fn ops<__X: super::#ident>() -> Ops<__X> {
                 Ops { #(#op_pointers)* marker: ::core::marker::PhantomData }
             }
 
@@ -156,14 +156,14 @@ fn field_type(kind: Kind) -> TokenStream {
     }
 }
 
-/// The type a backend `X`'s op takes an operand of `kind` as.
+/// The type a backend `__X`'s op takes an operand of `kind` as.
 fn pointer_type(kind: Kind) -> TokenStream {
     match kind {
-        Kind::Float => quote!(&<X as Backend>::FloatTensor),
-        Kind::Floats => quote!(&[<X as Backend>::FloatTensor]),
-        Kind::Int => quote!(&<X as Backend>::IntTensor),
-        Kind::Bool => quote!(&<X as Backend>::BoolTensor),
-        Kind::Device => quote!(&<X as Backend>::Device),
+        Kind::Float => quote!(&<__X as Backend>::FloatTensor),
+        Kind::Floats => quote!(&[<__X as Backend>::FloatTensor]),
+        Kind::Int => quote!(&<__X as Backend>::IntTensor),
+        Kind::Bool => quote!(&<__X as Backend>::BoolTensor),
+        Kind::Device => quote!(&<__X as Backend>::Device),
         Kind::Plain(ty) => quote!(#ty),
     }
 }
