@@ -127,6 +127,16 @@ fn check_op(op: &Op, errors: &mut Accumulator) {
             .with_span(device.ty),
         );
     }
+    let later_slices = op.params.iter().flatten().skip(tensor_at.map_or(usize::MAX, |at| at + 1));
+    for slice in later_slices.filter(|param| matches!(param.kind, Some(Kind::Floats))) {
+        errors.push(
+            Error::custom(
+                "an extension op takes a `&[Self::FloatTensor]` only as its first tensor operand, whose variant the \
+                 op runs on",
+            )
+            .with_span(slice.ty),
+        );
+    }
     let all_read = op.params.iter().all(|param| param.as_ref().is_some_and(|param| param.kind.is_some()));
     if all_read && op.routed_by().is_none() {
         errors.push(

@@ -18,6 +18,8 @@ pub trait Broken: Backend {
     fn device_first(device: &Self::Device, x: &Self::FloatTensor) -> Result<Self::FloatTensor>;
 
     fn other_self_type(x: &Self::FloatTensor, gradients: Vec<Self::FloatTensor>) -> Result<Self::FloatTensor>;
+
+    fn slice_after_a_tensor(x: &Self::FloatTensor, parts: &[Self::FloatTensor]) -> Result<Self::FloatTensor>;
 }
 
 fn main() {}
