@@ -101,6 +101,11 @@ fn masks_pick_and_fill_with_broadcasting<B: Backend>(device: &B::Device) {
         filled.to_vec().unwrap(),
         [f32::NEG_INFINITY, 2.0, f32::NEG_INFINITY, f32::NEG_INFINITY, 5.0, f32::NEG_INFINITY]
     );
+    // On a transposed view (strided on both backends), in the view's order.
+    let (transposed, rows) = (a.swap_dims(0, 1).unwrap(), bools::<B>(&[true, false, true], &[3, 1], device));
+    assert_eq!(transposed.mask_fill(&rows, 0.0).unwrap().to_vec().unwrap(), [0.0, 0.0, 2.0, 5.0, 0.0, 0.0]);
+    let picked = Tensor::mask_where(&rows, &transposed, &b).unwrap();
+    assert_eq!(picked.to_vec().unwrap(), [1.0, 4.0, -1.0, -1.0, 3.0, 6.0]);
     // A mask larger than the tensor would change its shape: refused, naming both shapes.
     let wide = bools::<B>(&[true; 6], &[2, 3], device);
     assert!(matches!(b.mask_fill(&wide, 0.0), Err(Error::ShapeMismatch { op: "mask_fill", .. })));

@@ -3,9 +3,9 @@
 
 use candle_core::Tensor;
 
-use super::error::{OrBackend, check_operands};
-use super::memory::{check_output, check_output_like};
-use crate::error::Result;
+use super::error::{OrBackend, check_operands, check_same_device, dtype_of};
+use super::memory::{check_output, check_output_like, filled};
+use crate::error::{Error, Result};
 use crate::shape::Shape;
 
 #[derive(Clone, Copy)]
@@ -67,4 +67,32 @@ pub(super) fn greater_scalar(tensor: &Tensor, threshold: f32) -> Result<Tensor> 
 /// both round alike.
 pub(super) fn sigmoid(tensor: &Tensor) -> Result<Tensor> {
     unary("sigmoid", tensor, |t| t.neg()?.exp()?.affine(1.0, 1.0)?.recip())
+}
+
+/// `value` where `mask` (a `U8` tensor broadcast to the tensor's shape) is set, the tensor's element elsewhere: one
+/// `where_cond` over a broadcast scalar, with the host default's errors.
+pub(super) fn mask_fill(tensor: &Tensor, mask: &Tensor, value: f32) -> Result<Tensor> {
+    let op = "mask_fill";
+    check_same_device(op, tensor, mask)?;
+    let (shape, mask_shape) = (Shape::new(tensor.dims()), Shape::new(mask.dims()));
+    if Shape::broadcast(op, &shape, &mask_shape)? != shape {
+        return Err(Error::ShapeMismatch { op, lhs: shape, rhs: mask_shape });
+    }
+    check_output_like(op, tensor)?;
+    let fill = filled(op, &Shape::new([1]), f64::from(value), dtype_of(tensor), tensor.device())?;
+    let (fill, mask) =
+        (fill.broadcast_as(tensor.dims()).or_backend(op)?, mask.broadcast_as(tensor.dims()).or_backend(op)?);
+    mask.where_cond(&fill, tensor).or_backend(op)
+}
+
+/// `on_true` where `mask` is set, `on_false` elsewhere, the three broadcast together.
+pub(super) fn mask_where(mask: &Tensor, on_true: &Tensor, on_false: &Tensor) -> Result<Tensor> {
+    let op = "mask_where";
+    check_operands(op, [on_true, on_false])?;
+    check_same_device(op, on_true, mask)?;
+    let (mask_shape, true_shape) = (Shape::new(mask.dims()), Shape::new(on_true.dims()));
+    let shape = Shape::broadcast(op, &Shape::broadcast(op, &mask_shape, &true_shape)?, &Shape::new(on_false.dims()))?;
+    check_output(op, on_true.device(), shape.num_elements(), on_true.dtype())?;
+    let grown = |tensor: &Tensor| tensor.broadcast_as(shape.dims()).or_backend(op);
+    grown(mask)?.where_cond(&grown(on_true)?, &grown(on_false)?).or_backend(op)
 }

@@ -38,16 +38,23 @@ pub(super) fn check_operands<'a>(op: &'static str, tensors: impl IntoIterator<It
     let mut tensors = tensors.into_iter();
     let Some(first) = tensors.next() else { return Ok(()) };
     for other in tensors {
-        if !other.device().same_device(first.device()) {
-            return Err(Error::device_mismatch(
-                op,
-                CandleDevice::from_candle(first.device().clone()),
-                CandleDevice::from_candle(other.device().clone()),
-            ));
-        }
+        check_same_device(op, first, other)?;
         dtype::check_same(op, dtype_of(first), dtype_of(other))?;
     }
     Ok(())
+}
+
+/// A [`Error::DeviceMismatch`] unless `other` lives on `first`'s device (for operands of different kinds, whose
+/// dtypes differ by design).
+pub(super) fn check_same_device(op: &'static str, first: &Tensor, other: &Tensor) -> Result<()> {
+    if other.device().same_device(first.device()) {
+        return Ok(());
+    }
+    Err(Error::device_mismatch(
+        op,
+        CandleDevice::from_candle(first.device().clone()),
+        CandleDevice::from_candle(other.device().clone()),
+    ))
 }
 
 /// The dtype of a float tensor. A tensor of another candle dtype (an int or bool tensor passed where a float one

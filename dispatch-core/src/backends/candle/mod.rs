@@ -174,6 +174,14 @@ impl Backend for Candle {
         unary("gelu", tensor, Tensor::gelu_erf)
     }
 
+    fn mask_where(mask: &Tensor, on_true: &Tensor, on_false: &Tensor) -> Result<Tensor> {
+        elementwise::mask_where(mask, on_true, on_false)
+    }
+
+    fn mask_fill(tensor: &Tensor, mask: &Tensor, value: f32) -> Result<Tensor> {
+        elementwise::mask_fill(tensor, mask, value)
+    }
+
     fn silu(tensor: &Tensor) -> Result<Tensor> {
         unary("silu", tensor, Tensor::silu)
     }

@@ -31,6 +31,12 @@ macro_rules! element_tensor {
                 Ok(Self { array: array.into_shared() })
             }
 
+            /// The array, for the native ops that read it.
+            #[allow(dead_code)] // no native op reads an int tensor yet
+            pub(super) fn array(&self) -> &ArcArrayD<$element> {
+                &self.array
+            }
+
             /// The dimensions of the array, outermost first.
             pub fn shape(&self) -> Shape {
                 Shape::new(self.array.shape())

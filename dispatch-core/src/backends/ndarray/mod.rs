@@ -15,6 +15,7 @@ use std::str::FromStr;
 use self::elementwise::{binary, unary};
 pub use self::kinds::{NdArrayBoolTensor, NdArrayIntTensor};
 pub use self::tensor::NdArrayTensor;
+use self::tensor::{with_array, with_arrays};
 use crate::backend::{Backend, BaseBackend};
 use crate::device::{BackendDevice, DeviceOf, ParseDeviceError};
 use crate::dtype::DType;
@@ -195,6 +196,20 @@ impl Backend for NdArray {
 
     fn gelu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
         unary!("gelu", tensor, math::gelu::<E>)
+    }
+
+    fn mask_where(
+        mask: &NdArrayBoolTensor,
+        on_true: &NdArrayTensor,
+        on_false: &NdArrayTensor,
+    ) -> Result<NdArrayTensor> {
+        with_arrays!("mask_where", on_true, on_false, |a, b| {
+            elementwise::select_where::<E>(on_true.dtype(), mask.array(), a, b)
+        })
+    }
+
+    fn mask_fill(tensor: &NdArrayTensor, mask: &NdArrayBoolTensor, value: f32) -> Result<NdArrayTensor> {
+        with_array!(tensor, |array| elementwise::fill_where::<E>(tensor.dtype(), array, mask.array(), E::from(value)))
     }
 
     fn silu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
