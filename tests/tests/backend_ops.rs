@@ -168,6 +168,17 @@ fn matmul_broadcasts_batch_dimensions<B: Backend>(device: &B::Device) {
     let product = lhs.reshape([2, 2, 2]).unwrap().matmul(&weights).unwrap();
     assert_eq!(product.dims(), [2, 2, 3]);
     assert_close(&product.to_vec().unwrap()[..3], &[1.0, 2.0, 0.0], TOLERANCE);
+    // Permuted batches, as attention's heads: [2, 3, 2, 2] read as [2, 2, 3, 2], and a permuted view of a
+    // product times a matrix; each equals the product of contiguous copies.
+    let values: Vec<f32> = (0..24).map(|i| (i as f32 - 11.0) / 4.0).collect();
+    let heads = tensor::<B>(&values, &[2, 3, 2, 2], device).permute([0, 2, 1, 3]).unwrap();
+    let copied = tensor::<B>(&heads.to_vec().unwrap(), &[2, 2, 3, 2], device);
+    let keys = heads.swap_dims(2, 3).unwrap();
+    let copied_keys = tensor::<B>(&keys.to_vec().unwrap(), &[2, 2, 2, 3], device);
+    let expected = copied.matmul(&copied_keys).unwrap().to_vec().unwrap();
+    assert_close(&heads.matmul(&keys).unwrap().to_vec().unwrap(), &expected, TOLERANCE);
+    let expected = copied.matmul(&weights).unwrap().to_vec().unwrap();
+    assert_close(&heads.matmul(&weights).unwrap().to_vec().unwrap(), &expected, TOLERANCE);
 }
 
 fn reductions_over_everything_give_shape_one<B: Backend>(device: &B::Device) {
