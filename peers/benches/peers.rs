@@ -1,6 +1,6 @@
 //! Group 6 of BENCHMARKS.md: one training step of the main job's GPT and of LeNet, from the same initial weights
-//! on the same data, on the derived enum's variants, on the backends called directly, and on candle-nn written as
-//! candle's users write it. First each design trains a few steps and prints its losses (they must agree: the same
+//! on the same data, on the derived enum's variants, on the backends called directly, on candle-nn written as
+//! candle's users write it, and on burn (`dispatch_peers::burn_peer`). First each design trains a few steps and prints its losses (they must agree: the same
 //! computation), then the peak memory of one step, then criterion times one step of each, side by side in one run.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -16,6 +16,7 @@ use dispatch_nn::ModuleExt;
 use dispatch_nn::loss::cross_entropy;
 use dispatch_nn::models::{Gpt, GptConfig, LeNet};
 use dispatch_nn::optim::{AdamW, Optimizer};
+use dispatch_peers::burn_peer::{BurnCpu, BurnGpt, BurnLeNet, GptSizes, Weights};
 
 // ---- peak memory: a counting allocator --------------------------------------------------------------------------
 
@@ -327,7 +328,8 @@ impl CandleNnLeNet {
         let initial = LeNet::<Candle>::new(10, SEED, DType::F32, &CandleDevice::cpu()).unwrap();
         for (name, param) in initial.params().unwrap() {
             let tensor = param.primitive().clone();
-            let tensor = if name.starts_with("fc") && name.ends_with("weight") { tensor.t()?.contiguous()? } else { tensor };
+            let tensor =
+                if name.starts_with("fc") && name.ends_with("weight") { tensor.t()?.contiguous()? } else { tensor };
             varmap.set_one(&name, &tensor)?;
         }
         let optimizer = CandleAdamW::new(
@@ -364,6 +366,38 @@ impl Trainer for CandleNnLeNet {
     }
 }
 
+/// A model's initial parameters by name, as burn takes them.
+fn weights_of(model: &impl ModuleExt<NdArray>) -> Weights {
+    let params = model.params().unwrap();
+    params.into_iter().map(|(name, param)| (name, (param.dims(), param.to_vec().unwrap()))).collect()
+}
+
+fn burn_gpt(cpu: BurnCpu) -> BurnGpt {
+    let GptConfig { vocabulary, context, width, heads, layers } = CONFIG;
+    let initial = Gpt::<NdArray>::new(CONFIG, SEED, DType::F32, &NdArrayDevice).unwrap();
+    let sizes = GptSizes { vocabulary, context, width, heads, layers };
+    BurnGpt::new(cpu, sizes, &weights_of(&initial), batch(), f64::from(LEARNING_RATE))
+}
+
+fn burn_lenet(cpu: BurnCpu) -> BurnLeNet {
+    let initial = LeNet::<NdArray>::new(10, SEED, DType::F32, &NdArrayDevice).unwrap();
+    let images = Tensor::<NdArray>::random_uniform([32, 1, 28, 28], 0.0, 1.0, 3, &NdArrayDevice).unwrap();
+    let labels = (0..32).map(|i| i % 10).collect();
+    BurnLeNet::new(cpu, &weights_of(&initial), images.to_vec().unwrap(), labels, f64::from(LEARNING_RATE))
+}
+
+impl Trainer for BurnGpt {
+    fn step(&mut self) -> f32 {
+        BurnGpt::step(self)
+    }
+}
+
+impl Trainer for BurnLeNet {
+    fn step(&mut self) -> f32 {
+        BurnLeNet::step(self)
+    }
+}
+
 type Design = (&'static str, Box<dyn Trainer>);
 
 fn gpt_designs() -> Vec<Design> {
@@ -381,6 +415,8 @@ fn gpt_designs() -> Vec<Design> {
             Box::new(DispatchGpt::<DeviceBackend>::new(&derived(DeviceBase::NdArray(NdArrayDevice)))),
         ),
         ("Autodiff<NdArray> directly", Box::new(DispatchGpt::<Autodiff<NdArray>>::new(&NdArrayDevice))),
+        ("burn autodiff:ndarray", Box::new(burn_gpt(BurnCpu::NdArray))),
+        ("burn autodiff:flex", Box::new(burn_gpt(BurnCpu::Flex))),
     ]
 }
 
@@ -398,6 +434,8 @@ fn lenet_designs() -> Vec<Design> {
             Box::new(DispatchLeNet::<DeviceBackend>::new(&derived(DeviceBase::NdArray(NdArrayDevice)))),
         ),
         ("Autodiff<NdArray> directly", Box::new(DispatchLeNet::<Autodiff<NdArray>>::new(&NdArrayDevice))),
+        ("burn autodiff:ndarray", Box::new(burn_lenet(BurnCpu::NdArray))),
+        ("burn autodiff:flex", Box::new(burn_lenet(BurnCpu::Flex))),
     ]
 }
 

@@ -1,1 +1,3 @@
-//! Shared code of the peer benchmark.
+//! The peers of the benchmark that need more than a few lines: burn's GPT and LeNet.
+
+pub mod burn_peer;
