@@ -462,12 +462,12 @@ fn compare(c: &mut Criterion, group: &str, designs: fn() -> Vec<Design>, steps: 
     timed.finish();
 }
 
-/// The derived enum's step against the backend called directly, in ABBA rounds (one step each, alternating), so that
-/// load that comes and goes on this shared machine cancels: the median over `rounds` of each round's time ratio.
-fn paired(group: &str, (derived_name, derived): Design, (direct_name, direct): Design, rounds: usize) {
-    let (mut derived, mut direct) = (derived, direct);
-    derived.step();
-    direct.step();
+/// One design's step against another's, in ABBA rounds (one step each, alternating), so that load that comes and
+/// goes on this shared machine cancels: the median over `rounds` of each round's time ratio (first / second).
+fn paired(group: &str, (first_name, first): Design, (second_name, second): Design, rounds: usize) {
+    let (mut first, mut second) = (first, second);
+    first.step();
+    second.step();
     let time = |trainer: &mut Box<dyn Trainer>| {
         let start = std::time::Instant::now();
         black_box(trainer.step());
@@ -475,29 +475,39 @@ fn paired(group: &str, (derived_name, derived): Design, (direct_name, direct): D
     };
     let mut ratios: Vec<f64> = (0..rounds)
         .map(|_| {
-            let (a1, b1) = (time(&mut derived), time(&mut direct));
-            let (b2, a2) = (time(&mut direct), time(&mut derived));
+            let (a1, b1) = (time(&mut first), time(&mut second));
+            let (b2, a2) = (time(&mut second), time(&mut first));
             (a1 + a2) / (b1 + b2)
         })
         .collect();
     ratios.sort_by(f64::total_cmp);
     let (low, median, high) = (ratios[0], ratios[rounds / 2], ratios[rounds - 1]);
-    println!("{group}: paired {derived_name} / {direct_name}: {median:.3} ({low:.3}-{high:.3}), {rounds} ABBA rounds");
+    println!("{group}: paired {first_name} / {second_name}: {median:.3} ({low:.3}-{high:.3}), {rounds} ABBA rounds");
 }
 
+/// The design of `designs` named `name`, freshly built.
+fn design(designs: fn() -> Vec<Design>, name: &str) -> Design {
+    designs().into_iter().find(|(design, _)| *design == name).unwrap_or_else(|| panic!("no design {name}"))
+}
+
+/// Each target of the comparison, as the pairs the ABBA rounds time: the derived enum against the backend called
+/// directly, against candle-nn on candle, and against burn on its CPU backends.
+const PAIRS: [(&str, &str); 5] = [
+    ("derived autodiff:candle", "Autodiff<Candle> directly"),
+    ("derived autodiff:ndarray", "Autodiff<NdArray> directly"),
+    ("derived autodiff:candle", "candle-nn"),
+    ("derived autodiff:ndarray", "burn autodiff:ndarray"),
+    ("derived autodiff:ndarray", "burn autodiff:flex"),
+];
+
 fn main() {
-    let mut gpt = gpt_designs().into_iter();
-    let (candle_derived, candle_direct) = (gpt.next().unwrap(), gpt.next().unwrap());
-    let mut gpt = gpt.skip(2);
-    let (ndarray_derived, ndarray_direct) = (gpt.next().unwrap(), gpt.next().unwrap());
-    paired("peers/gpt_step", candle_derived, candle_direct, 15);
-    paired("peers/gpt_step", ndarray_derived, ndarray_direct, 15);
-    let mut lenet = lenet_designs().into_iter();
-    let (candle_derived, candle_direct) = (lenet.next().unwrap(), lenet.next().unwrap());
-    let mut lenet = lenet.skip(1);
-    let (ndarray_derived, ndarray_direct) = (lenet.next().unwrap(), lenet.next().unwrap());
-    paired("peers/lenet_step", candle_derived, candle_direct, 40);
-    paired("peers/lenet_step", ndarray_derived, ndarray_direct, 40);
+    for (group, designs, rounds) in
+        [("peers/gpt_step", gpt_designs as fn() -> Vec<Design>, 15), ("peers/lenet_step", lenet_designs, 40)]
+    {
+        for (first, second) in PAIRS {
+            paired(group, design(designs, first), design(designs, second), rounds);
+        }
+    }
 
     let mut criterion = Criterion::default().configure_from_args();
     compare(&mut criterion, "peers/gpt_step", gpt_designs, 5);
