@@ -57,6 +57,12 @@ fn conv2d_matches_direct_loops<B: Backend>(device: &B::Device) {
         ([2, 3, 5, 6], [4, 3, 3, 3], Conv2dOptions::default()),
         ([1, 2, 6, 6], [2, 2, 3, 2], Conv2dOptions { stride: [2, 1], padding: [1, 2], ..Default::default() }),
         ([1, 2, 7, 7], [3, 2, 2, 3], Conv2dOptions { dilation: [2, 3], padding: [1, 1], ..Default::default() }),
+        // Columns strided, dilated and padded at once: rows of taps that start and end in the padding.
+        (
+            [1, 2, 5, 9],
+            [2, 2, 2, 3],
+            Conv2dOptions { stride: [1, 3], padding: [2, 4], dilation: [1, 2], ..Default::default() },
+        ),
         ([2, 4, 4, 5], [6, 2, 3, 3], Conv2dOptions { groups: 2, padding: [1, 1], ..Default::default() }),
         (
             [1, 3, 4, 4],

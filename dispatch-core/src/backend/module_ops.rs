@@ -116,6 +116,15 @@ fn tap(window: &Window2d, input: [usize; 2], (y, x): (usize, usize), (i, j): (us
     (row < input[0] && column < input[1]).then_some((row, column))
 }
 
+/// The outputs `x` (of `ow`) whose tap `j` reads a column of an input `w` wide, not the padding: one run, since the
+/// tap's column `x * stride + j * dilation - padding` grows with `x`.
+fn tap_columns(window: &Window2d, w: usize, ow: usize, j: usize) -> std::ops::Range<usize> {
+    let (stride, offset, padding) = (window.stride[1], j * window.dilation[1], window.padding[1]);
+    let start = padding.saturating_sub(offset).div_ceil(stride).min(ow);
+    let end = (w + padding).saturating_sub(offset).div_ceil(stride).min(ow).max(start);
+    start..end
+}
+
 /// On the host: `[n, c, h, w]` to `[n, c * kh * kw, oh * ow]`, row `c * kh * kw + i * kw + j` holding tap `(i, j)`
 /// of channel `c` at every output position; taps in the padding read `pad_value`. In `f32` for an `F32` tensor,
 /// else in `f64`.
@@ -140,11 +149,19 @@ fn unfold2d_in<B: Backend, T: HostFloat>(
             let plane = &values[(image * c + channel) * h * w..][..h * w];
             for i in 0..kh {
                 for j in 0..kw {
+                    let columns = tap_columns(&window, w, ow, j);
                     for y in 0..oh {
-                        output.extend((0..ow).map(|x| match tap(&window, [h, w], (y, x), (i, j)) {
-                            Some((row, column)) => plane[row * w + column],
-                            None => pad,
-                        }));
+                        let Some((row, _)) =
+                            tap(&window, [h, w], (y, columns.start), (i, j)).filter(|_| !columns.is_empty())
+                        else {
+                            output.extend(std::iter::repeat_n(pad, ow));
+                            continue;
+                        };
+                        // The taps of one output row in one input row: padding, a strided run of the row, padding.
+                        let first = (columns.start * window.stride[1] + j * window.dilation[1]) - window.padding[1];
+                        output.extend(std::iter::repeat_n(pad, columns.start));
+                        output.extend(plane[row * w + first..].iter().step_by(window.stride[1]).take(columns.len()));
+                        output.extend(std::iter::repeat_n(pad, ow - columns.end));
                     }
                 }
             }
@@ -349,26 +366,52 @@ pub fn conv_transpose2d<B: Backend>(
     B::fold2d(&columns, size[0], size[1], window)
 }
 
-/// `unfold2d` with `-inf` in the padding, then the largest tap of each window.
+/// On the host, one pass over each window: its largest tap, `-inf` for a window of padding alone (a NaN tap
+/// wins). In `f32` for an `F32` tensor, else in `f64`; no unfolded copy of the input (`kh * kw` times its size).
 pub fn max_pool2d<B: Backend>(input: &B::FloatTensor, window: Window2d) -> Result<B::FloatTensor> {
-    pool::<B>("max_pool2d", input, window, f32::NEG_INFINITY, B::max_dim)
+    in_host_float!(input, |Element| {
+        let (values, shape) = window_maxima::<B, Element, _>("max_pool2d", input, window, |_, best| {
+            Ok(best.map_or(<Element as num_traits::Float>::neg_infinity(), |(_, value)| value))
+        })?;
+        Element::write::<B>(values, shape, input)
+    })
 }
 
 /// On the host: for each window, the flat `row * width + column` of its first largest tap; a NaN tap wins (the
 /// first one), padding taps never do.
 pub fn max_pool2d_indices<B: Backend>(input: &B::FloatTensor, window: Window2d) -> Result<B::IntTensor> {
     let op = "max_pool2d_indices";
+    in_host_float!(input, |Element| {
+        let (indices, shape) = window_maxima::<B, Element, _>(op, input, window, |(y, x), best| {
+            // A window of padding alone has no input to point at: its `max_pool2d` is `-inf`.
+            let (at, _) = best.ok_or_else(|| {
+                Error::invalid(op, format!("the window at ({y}, {x}) covers only padding: it has no maximum"))
+            })?;
+            Ok(at as i64)
+        })?;
+        B::int_from_vec(indices, shape, &B::device(input))
+    })
+}
+
+/// `[n, c, oh, ow]` outputs, one per window: `output` of the window's position and its first largest tap (flat
+/// index in its plane, and value), `None` if the window covers only padding.
+fn window_maxima<B: Backend, T: HostFloat, O>(
+    op: &'static str,
+    input: &B::FloatTensor,
+    window: Window2d,
+    mut output: impl FnMut((usize, usize), Option<(usize, T)>) -> Result<O>,
+) -> Result<(Vec<O>, Shape)> {
     let [n, c, h, w] = dims4(op, "an input [batch, channels, height, width]", &B::shape(input))?;
     let [oh, ow] = window.output_size(op, [h, w])?;
     let [kh, kw] = window.kernel;
     let output_shape = Shape::new([n, c, oh, ow]);
     output_shape.check_tensor_shape(op)?;
-    let values = B::to_f64_vec(input)?;
-    let mut indices = memory::try_vec(op, output_shape.num_elements())?;
+    let values = T::read::<B>(input)?;
+    let mut outputs = memory::try_vec(op, output_shape.num_elements())?;
     for plane in values.chunks(h * w).take(n * c) {
         for y in 0..oh {
             for x in 0..ow {
-                let mut best: Option<(usize, f64)> = None;
+                let mut best: Option<(usize, T)> = None;
                 for (i, j) in (0..kh).flat_map(|i| (0..kw).map(move |j| (i, j))) {
                     let Some((row, column)) = tap(&window, [h, w], (y, x), (i, j)) else { continue };
                     let (at, value) = (row * w + column, plane[row * w + column]);
@@ -380,15 +423,11 @@ pub fn max_pool2d_indices<B: Backend>(input: &B::FloatTensor, window: Window2d) 
                         best = Some((at, value));
                     }
                 }
-                // A window of padding alone has no input to point at: its `max_pool2d` is `-inf`.
-                let at = best.map(|(at, _)| at).ok_or_else(|| {
-                    Error::invalid(op, format!("the window at ({y}, {x}) covers only padding: it has no maximum"))
-                })?;
-                indices.push(at as i64);
+                outputs.push(output((y, x), best)?);
             }
         }
     }
-    B::int_from_vec(indices, output_shape, &B::device(input))
+    Ok((outputs, output_shape))
 }
 
 /// `unfold2d` with zeros in the padding, then the mean of each window (padding counted, as PyTorch's default).

@@ -33,7 +33,7 @@ pub(crate) fn values_like<B: Backend>(values: Vec<f64>, shape: Shape, like: &B::
 
 /// The element a hot host default (`unfold2d`, `fold2d`) computes a float tensor in: `f32` for an `F32` tensor, its
 /// own values with nothing to convert, and `f64`, exact, for every other dtype.
-pub(crate) trait HostFloat: Copy + Default + std::ops::AddAssign + 'static {
+pub(crate) trait HostFloat: num_traits::Float + Default + std::ops::AddAssign + 'static {
     /// The tensor's values.
     fn read<B: Backend>(tensor: &B::FloatTensor) -> Result<Vec<Self>>;
     /// `values` of `shape` as a tensor of `like`'s dtype and device.
