@@ -96,6 +96,21 @@ impl Shape {
         Ok(Shape::new(dims))
     }
 
+    /// Checks that `mask` broadcasts to `tensor` without growing it (what `mask_fill` needs): else a
+    /// [`Error::ShapeMismatch`] naming both.
+    pub fn check_mask_fits(op: &'static str, tensor: &Shape, mask: &Shape) -> Result<()> {
+        if Shape::broadcast(op, tensor, mask)? == *tensor {
+            Ok(())
+        } else {
+            Err(Error::shape_mismatch(op, tensor, mask))
+        }
+    }
+
+    /// The shape `mask_where`'s mask and two branches broadcast to together.
+    pub fn broadcast_three(op: &'static str, mask: &Shape, on_true: &Shape, on_false: &Shape) -> Result<Shape> {
+        Shape::broadcast(op, &Shape::broadcast(op, mask, on_true)?, on_false)
+    }
+
     /// The output shape of `lhs @ rhs`: the last two dimensions of each operand are a matrix, the dimensions in
     /// front of them a batch, and the two batches broadcast together (numpy rules): `[b, h, t, d] @ [d, e]` is
     /// `[b, h, t, e]`.

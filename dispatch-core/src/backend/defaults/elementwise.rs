@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::{broadcast_source, host_tensor_like, map, same_dtype, values_like, zip};
 use crate::backend::{Backend, HostOp, HostTensor};
 use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::shape::Shape;
 use crate::{math, memory, random};
 
@@ -92,7 +92,7 @@ pub fn mask_where<B: Backend>(
     let op = "mask_where";
     same_dtype::<B>(op, on_true, on_false)?;
     let (mask_shape, true_shape, false_shape) = (B::bool_shape(mask), B::shape(on_true), B::shape(on_false));
-    let shape = Shape::broadcast(op, &Shape::broadcast(op, &mask_shape, &true_shape)?, &false_shape)?;
+    let shape = Shape::broadcast_three(op, &mask_shape, &true_shape, &false_shape)?;
     let (picks, a, b) = (B::bool_to_vec(mask)?, B::to_f64_vec(on_true)?, B::to_f64_vec(on_false)?);
     let out = shape.dims();
     let mut values = memory::try_vec(op, shape.num_elements())?;
@@ -111,9 +111,7 @@ pub fn mask_where<B: Backend>(
 pub fn mask_fill<B: Backend>(tensor: &B::FloatTensor, mask: &B::BoolTensor, value: f32) -> Result<B::FloatTensor> {
     let op = "mask_fill";
     let (shape, mask_shape) = (B::shape(tensor), B::bool_shape(mask));
-    if Shape::broadcast(op, &shape, &mask_shape)? != shape {
-        return Err(Error::ShapeMismatch { op, lhs: shape, rhs: mask_shape });
-    }
+    Shape::check_mask_fits(op, &shape, &mask_shape)?;
     let (values, picks) = (B::to_f64_vec(tensor)?, B::bool_to_vec(mask)?);
     let value = f64::from(value);
     let (filled, _) = zip(op, (&values, &shape), (&picks, &mask_shape), |x, fill| Ok(if fill { value } else { x }))?;

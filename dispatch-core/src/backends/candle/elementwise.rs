@@ -5,7 +5,7 @@ use candle_core::Tensor;
 
 use super::error::{OrBackend, check_operands, check_same_device, dtype_of};
 use super::memory::{check_output, check_output_like, filled};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::shape::Shape;
 
 #[derive(Clone, Copy)]
@@ -75,9 +75,7 @@ pub(super) fn mask_fill(tensor: &Tensor, mask: &Tensor, value: f32) -> Result<Te
     let op = "mask_fill";
     check_same_device(op, tensor, mask)?;
     let (shape, mask_shape) = (Shape::new(tensor.dims()), Shape::new(mask.dims()));
-    if Shape::broadcast(op, &shape, &mask_shape)? != shape {
-        return Err(Error::ShapeMismatch { op, lhs: shape, rhs: mask_shape });
-    }
+    Shape::check_mask_fits(op, &shape, &mask_shape)?;
     check_output_like(op, tensor)?;
     let fill = filled(op, &Shape::new([1]), f64::from(value), dtype_of(tensor), tensor.device())?;
     let (fill, mask) =
@@ -90,8 +88,12 @@ pub(super) fn mask_where(mask: &Tensor, on_true: &Tensor, on_false: &Tensor) -> 
     let op = "mask_where";
     check_operands(op, [on_true, on_false])?;
     check_same_device(op, on_true, mask)?;
-    let (mask_shape, true_shape) = (Shape::new(mask.dims()), Shape::new(on_true.dims()));
-    let shape = Shape::broadcast(op, &Shape::broadcast(op, &mask_shape, &true_shape)?, &Shape::new(on_false.dims()))?;
+    let shape = Shape::broadcast_three(
+        op,
+        &Shape::new(mask.dims()),
+        &Shape::new(on_true.dims()),
+        &Shape::new(on_false.dims()),
+    )?;
     check_output(op, on_true.device(), shape.num_elements(), on_true.dtype())?;
     let grown = |tensor: &Tensor| tensor.broadcast_as(shape.dims()).or_backend(op);
     grown(mask)?.where_cond(&grown(on_true)?, &grown(on_false)?).or_backend(op)

@@ -37,10 +37,9 @@ pub(super) fn fill_where<E: Element>(
 ) -> Result<NdArrayTensor> {
     let op = "mask_fill";
     let (shape, mask_shape) = (Shape::new(array.shape()), Shape::new(mask.shape()));
-    // The host default's errors: an incompatible mask, or one that would grow the tensor.
-    let grown = Shape::broadcast(op, &shape, &mask_shape)? != shape;
-    let Some(mask) = mask.broadcast(array.raw_dim()).filter(|_| !grown) else {
-        return Err(Error::ShapeMismatch { op, lhs: shape, rhs: mask_shape });
+    Shape::check_mask_fits(op, &shape, &mask_shape)?;
+    let Some(mask) = mask.broadcast(array.raw_dim()) else {
+        return Err(Error::shape_mismatch(op, &shape, &mask_shape));
     };
     check_output::<E>(op, array.len())?;
     Ok(NdArrayTensor::output(dtype, Zip::from(array).and(&mask).map_collect(|&x, &fill| if fill { value } else { x })))
@@ -56,7 +55,7 @@ pub(super) fn select_where<E: Element>(
     let op = "mask_where";
     let (mask_shape, true_shape, false_shape) =
         (Shape::new(mask.shape()), Shape::new(on_true.shape()), Shape::new(on_false.shape()));
-    let shape = Shape::broadcast(op, &Shape::broadcast(op, &mask_shape, &true_shape)?, &false_shape)?;
+    let shape = Shape::broadcast_three(op, &mask_shape, &true_shape, &false_shape)?;
     let dims = IxDyn(shape.dims());
     let (Some(mask), Some(on_true), Some(on_false)) =
         (mask.broadcast(dims.clone()), on_true.broadcast(dims.clone()), on_false.broadcast(dims))
