@@ -1,7 +1,8 @@
 //! Group 6 of BENCHMARKS.md: one training step of the main job's GPT and of LeNet, from the same initial weights
 //! on the same data, on the derived enum's variants, on the backends called directly, on candle-nn written as
-//! candle's users write it, and on burn (`dispatch_peers::burn_peer`). First each design trains a few steps and prints its losses (they must agree: the same
-//! computation), then the peak memory of one step, then criterion times one step of each, side by side in one run.
+//! candle's users write it, and on burn (`dispatch_peers::burn_peer`). First the pairs of each target are timed in
+//! ABBA rounds; then each design trains a few steps and prints its losses (they must agree: the same computation),
+//! then the peak memory of one step, then criterion times one step of each, side by side in one run.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
@@ -502,7 +503,7 @@ const PAIRS: [(&str, &str); 5] = [
 
 fn main() {
     for (group, designs, rounds) in
-        [("peers/gpt_step", gpt_designs as fn() -> Vec<Design>, 15), ("peers/lenet_step", lenet_designs, 40)]
+        [("peers/gpt_step", gpt_designs as fn() -> Vec<Design>, 31), ("peers/lenet_step", lenet_designs, 61)]
     {
         for (first, second) in PAIRS {
             paired(group, design(designs, first), design(designs, second), rounds);
