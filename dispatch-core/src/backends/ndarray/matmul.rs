@@ -2,7 +2,7 @@
 //! multiplied without being copied first.
 
 use ndarray::linalg::general_mat_mul;
-use ndarray::{ArcArrayD, Array3, ArrayView2, ArrayViewD, Dimension, Ix2, IxDyn};
+use ndarray::{ArcArrayD, Array, Array3, ArrayView2, ArrayViewD, Dimension, Ix2, IxDyn};
 
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, with_arrays};
 use crate::dtype::DType;
@@ -28,11 +28,7 @@ fn product<E: Element>(dtype: DType, lhs: &ArcArrayD<E>, rhs: &ArcArrayD<E>, sha
     if rhs.ndim() == 2
         && let Ok(all_rows) = lhs.view().into_shape_with_order((rows, inner))
     {
-        let product = all_rows.dot(&fixed_rank::<E, Ix2>(rhs.view())?);
-        return product
-            .into_shape_with_order(shape.dims())
-            .map(|product| NdArrayTensor::output(dtype, product.into_dyn()))
-            .map_err(|error| ndarray_error("matmul", error));
+        return shaped(dtype, all_rows.dot(&fixed_rank::<E, Ix2>(rhs.view())?), shape);
     }
     let (batch, [m, n]) =
         (&shape.dims()[..shape.rank() - 2], [shape.dims()[shape.rank() - 2], shape.dims()[shape.rank() - 1]]);
@@ -44,9 +40,14 @@ fn product<E: Element>(dtype: DType, lhs: &ArcArrayD<E>, rhs: &ArcArrayD<E>, sha
     for ((mut out, a), b) in product.outer_iter_mut().zip(&lhs).zip(&rhs) {
         general_mat_mul(E::one(), a, b, E::zero(), &mut out);
     }
+    shaped(dtype, product, shape)
+}
+
+/// A row-major product as the output tensor of `shape`.
+fn shaped<E: Element, D: Dimension>(dtype: DType, product: Array<E, D>, shape: &Shape) -> Result<NdArrayTensor> {
     product
         .into_shape_with_order(shape.dims())
-        .map(|product| NdArrayTensor::output(dtype, product.into_dyn()))
+        .map(|product| NdArrayTensor::output(dtype, product))
         .map_err(|error| ndarray_error("matmul", error))
 }
 
