@@ -15,9 +15,12 @@ use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDe
 use dispatch_core::{AutodiffBackend, AutodiffDevice, DType, Dispatch, IntTensor, Tensor};
 use dispatch_nn::ModuleExt;
 use dispatch_nn::loss::cross_entropy;
-use dispatch_nn::models::{Gpt, GptConfig, LeNet};
+use dispatch_nn::models::{Gpt, LeNet};
 use dispatch_nn::optim::{AdamW, Optimizer};
-use dispatch_peers::burn_peer::{BurnCpu, BurnGpt, BurnLeNet, GptSizes, Weights};
+use dispatch_peers::burn_peer::{BurnCpu, BurnGpt, BurnLeNet, Weights};
+use dispatch_peers::workload::{
+    GPT, GPT_BATCH, LEARNING_RATE, LENET_CLASSES, LENET_IMAGES, SEED, gpt_batch, lenet_images, lenet_labels,
+};
 
 // ---- peak memory: a counting allocator --------------------------------------------------------------------------
 
@@ -79,26 +82,9 @@ enum Device {
     Autodiff(AutodiffDevice<Self>),
 }
 
-const CONFIG: GptConfig = GptConfig { vocabulary: 96, context: 64, width: 64, heads: 4, layers: 2 };
-const BATCH: usize = 16;
-const SEED: u64 = 7;
-const LEARNING_RATE: f32 = 3e-3;
-
 /// One training step of one design; returns the loss before the step.
 trait Trainer {
     fn step(&mut self) -> f32;
-}
-
-/// The batch every design trains on: ids and next ids, from a seed.
-fn batch() -> (Vec<i64>, Vec<i64>) {
-    let ids: Vec<i64> =
-        (0..BATCH * (CONFIG.context + 1)).map(|i| ((i * 7919 + 13) % CONFIG.vocabulary) as i64).collect();
-    let (mut inputs, mut targets) = (Vec::new(), Vec::new());
-    for row in ids.chunks(CONFIG.context + 1) {
-        inputs.extend_from_slice(&row[..CONFIG.context]);
-        targets.extend_from_slice(&row[1..]);
-    }
-    (inputs, targets)
 }
 
 /// The GPT on any backend of dispatch that records gradients: a derived enum's variant or a backend itself.
@@ -111,12 +97,12 @@ struct DispatchGpt<B: AutodiffBackend> {
 
 impl<B: AutodiffBackend> DispatchGpt<B> {
     fn new(device: &B::Device) -> Self {
-        let (inputs, targets) = batch();
+        let (inputs, targets) = gpt_batch();
         Self {
-            model: Some(Gpt::<B>::new(CONFIG, SEED, DType::F32, device).unwrap().tracked().unwrap()),
+            model: Some(Gpt::<B>::new(GPT, SEED, DType::F32, device).unwrap().tracked().unwrap()),
             optimizer: AdamW::new(LEARNING_RATE),
-            ids: IntTensor::from_vec(inputs, [BATCH, CONFIG.context], device).unwrap(),
-            targets: IntTensor::from_vec(targets, [BATCH, CONFIG.context], device).unwrap(),
+            ids: IntTensor::from_vec(inputs, [GPT_BATCH, GPT.context], device).unwrap(),
+            targets: IntTensor::from_vec(targets, [GPT_BATCH, GPT.context], device).unwrap(),
         }
     }
 }
@@ -168,9 +154,9 @@ impl CandleNnGpt {
         let device = CandleCpu::Cpu;
         let varmap = VarMap::new();
         let vb = VarBuilder::from_varmap(&varmap, CandleDType::F32, &device);
-        let (width, ln) = (CONFIG.width, candle_nn::LayerNormConfig { eps: 1e-5, ..Default::default() });
+        let (width, ln) = (GPT.width, candle_nn::LayerNormConfig { eps: 1e-5, ..Default::default() });
         let mut blocks = Vec::new();
-        for layer in 0..CONFIG.layers {
+        for layer in 0..GPT.layers {
             let vb = vb.pp(format!("blocks.{layer}"));
             blocks.push(CandleBlock {
                 norm1: candle_nn::layer_norm(width, ln, vb.pp("norm1"))?,
@@ -181,12 +167,12 @@ impl CandleNnGpt {
                 down: candle_nn::linear(4 * width, width, vb.pp("mlp.down"))?,
             });
         }
-        let tokens = candle_nn::embedding(CONFIG.vocabulary, width, vb.pp("tokens"))?;
-        let positions = candle_nn::embedding(CONFIG.context, width, vb.pp("positions"))?;
+        let tokens = candle_nn::embedding(GPT.vocabulary, width, vb.pp("tokens"))?;
+        let positions = candle_nn::embedding(GPT.context, width, vb.pp("positions"))?;
         let norm = candle_nn::layer_norm(width, ln, vb.pp("norm"))?;
-        let head = candle_nn::linear_no_bias(width, CONFIG.vocabulary, vb.pp("head"))?;
+        let head = candle_nn::linear_no_bias(width, GPT.vocabulary, vb.pp("head"))?;
         // dispatch's initial weights, in candle-nn's names and layout (a linear weight is [out, in] there).
-        let initial = Gpt::<Candle>::new(CONFIG, SEED, DType::F32, &CandleDevice::cpu()).unwrap();
+        let initial = Gpt::<Candle>::new(GPT, SEED, DType::F32, &CandleDevice::cpu()).unwrap();
         let mut varmap = varmap;
         for (name, param) in initial.params().unwrap() {
             let tensor = param.primitive().clone();
@@ -204,8 +190,8 @@ impl CandleNnGpt {
             varmap.all_vars(),
             ParamsAdamW { lr: f64::from(LEARNING_RATE), weight_decay: 0.01, ..Default::default() },
         )?;
-        let (inputs, targets) = batch();
-        let t = CONFIG.context;
+        let (inputs, targets) = gpt_batch();
+        let t = GPT.context;
         let future: Vec<u8> = (0..t * t).map(|index| u8::from(index % t > index / t)).collect();
         Ok(Self {
             tokens,
@@ -214,8 +200,8 @@ impl CandleNnGpt {
             norm,
             head,
             optimizer,
-            ids: CandleTensor::from_vec(inputs, (BATCH, t), &device)?,
-            targets: CandleTensor::from_vec(targets, BATCH * t, &device)?,
+            ids: CandleTensor::from_vec(inputs, (GPT_BATCH, t), &device)?,
+            targets: CandleTensor::from_vec(targets, GPT_BATCH * t, &device)?,
             mask: CandleTensor::from_vec(future, (t, t), &device)?,
             negative_infinity: CandleTensor::new(f32::NEG_INFINITY, &device)?,
             fused,
@@ -236,7 +222,7 @@ impl CandleNnGpt {
 
     fn attention(&self, block: &CandleBlock, x: &CandleTensor) -> candle_core::Result<CandleTensor> {
         let (b, t, d) = x.dims3()?;
-        let (h, hd) = (CONFIG.heads, CONFIG.width / CONFIG.heads);
+        let (h, hd) = (GPT.heads, GPT.width / GPT.heads);
         let qkv = block.qkv.forward(x)?;
         let part = |i: usize| qkv.narrow(2, i * d, d)?.reshape((b, t, h, hd))?.transpose(1, 2)?.contiguous();
         let (q, k, v) = (part(0)?, part(1)?, part(2)?);
@@ -261,7 +247,7 @@ impl CandleNnGpt {
             x = (&x + block.down.forward(&hidden)?)?;
         }
         let logits = self.head.forward(&self.norm(&self.norm, &x)?)?;
-        candle_nn::loss::cross_entropy(&logits.reshape((b * t, CONFIG.vocabulary))?, &self.targets)
+        candle_nn::loss::cross_entropy(&logits.reshape((b * t, GPT.vocabulary))?, &self.targets)
     }
 }
 
@@ -285,10 +271,10 @@ struct DispatchLeNet<B: AutodiffBackend> {
 impl<B: AutodiffBackend> DispatchLeNet<B> {
     fn new(device: &B::Device) -> Self {
         Self {
-            model: Some(LeNet::<B>::new(10, SEED, DType::F32, device).unwrap().tracked().unwrap()),
+            model: Some(LeNet::<B>::new(LENET_CLASSES, SEED, DType::F32, device).unwrap().tracked().unwrap()),
             optimizer: AdamW::new(LEARNING_RATE),
-            images: Tensor::random_uniform([32, 1, 28, 28], 0.0, 1.0, 3, device).unwrap(),
-            labels: IntTensor::from_vec((0..32).map(|i| i % 10).collect(), [32], device).unwrap(),
+            images: lenet_images(device).unwrap(),
+            labels: IntTensor::from_vec(lenet_labels(), [LENET_IMAGES[0]], device).unwrap(),
         }
     }
 }
@@ -326,7 +312,7 @@ impl CandleNnLeNet {
             candle_nn::linear(120, 84, vb.pp("fc2"))?,
             candle_nn::linear(84, 10, vb.pp("fc3"))?,
         ];
-        let initial = LeNet::<Candle>::new(10, SEED, DType::F32, &CandleDevice::cpu()).unwrap();
+        let initial = LeNet::<Candle>::new(LENET_CLASSES, SEED, DType::F32, &CandleDevice::cpu()).unwrap();
         for (name, param) in initial.params().unwrap() {
             let tensor = param.primitive().clone();
             let tensor =
@@ -337,15 +323,14 @@ impl CandleNnLeNet {
             varmap.all_vars(),
             ParamsAdamW { lr: f64::from(LEARNING_RATE), weight_decay: 0.01, ..Default::default() },
         )?;
-        let images = Tensor::<Candle>::random_uniform([32, 1, 28, 28], 0.0, 1.0, 3, &CandleDevice::cpu()).unwrap();
-        let labels: Vec<i64> = (0..32).map(|i| i % 10).collect();
+        let images = lenet_images::<Candle>(&CandleDevice::cpu()).unwrap();
         Ok(Self {
             conv1,
             conv2,
             fc,
             optimizer,
             images: images.primitive().clone(),
-            labels: CandleTensor::from_vec(labels, 32, &device)?,
+            labels: CandleTensor::from_vec(lenet_labels(), LENET_IMAGES[0], &device)?,
         })
     }
 
@@ -374,17 +359,14 @@ fn weights_of(model: &impl ModuleExt<NdArray>) -> Weights {
 }
 
 fn burn_gpt(cpu: BurnCpu) -> BurnGpt {
-    let GptConfig { vocabulary, context, width, heads, layers } = CONFIG;
-    let initial = Gpt::<NdArray>::new(CONFIG, SEED, DType::F32, &NdArrayDevice).unwrap();
-    let sizes = GptSizes { vocabulary, context, width, heads, layers };
-    BurnGpt::new(cpu, sizes, &weights_of(&initial), batch(), f64::from(LEARNING_RATE))
+    let initial = Gpt::<NdArray>::new(GPT, SEED, DType::F32, &NdArrayDevice).unwrap();
+    BurnGpt::new(cpu, GPT, &weights_of(&initial), gpt_batch(), f64::from(LEARNING_RATE))
 }
 
 fn burn_lenet(cpu: BurnCpu) -> BurnLeNet {
-    let initial = LeNet::<NdArray>::new(10, SEED, DType::F32, &NdArrayDevice).unwrap();
-    let images = Tensor::<NdArray>::random_uniform([32, 1, 28, 28], 0.0, 1.0, 3, &NdArrayDevice).unwrap();
-    let labels = (0..32).map(|i| i % 10).collect();
-    BurnLeNet::new(cpu, &weights_of(&initial), images.to_vec().unwrap(), labels, f64::from(LEARNING_RATE))
+    let initial = LeNet::<NdArray>::new(LENET_CLASSES, SEED, DType::F32, &NdArrayDevice).unwrap();
+    let images = lenet_images::<NdArray>(&NdArrayDevice).unwrap().to_vec().unwrap();
+    BurnLeNet::new(cpu, &weights_of(&initial), images, lenet_labels(), f64::from(LEARNING_RATE))
 }
 
 impl Trainer for BurnGpt {

@@ -1,4 +1,5 @@
-//! The benchmark's GPT or LeNet training step on one of dispatch's backends, in a loop, for a profiler:
+//! The benchmark's GPT or LeNet training step, on its workload (`dispatch_peers::workload`) and one of dispatch's
+//! backends, in a loop, for a profiler:
 //!
 //!     cargo build --release --manifest-path peers/Cargo.toml --example profile_step
 //!     perf record --call-graph dwarf peers/target/release/examples/profile_step gpt ndarray 20
@@ -9,36 +10,40 @@ use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDe
 use dispatch_core::{AutodiffBackend, DType, IntTensor, Result, Tensor};
 use dispatch_nn::ModuleExt;
 use dispatch_nn::loss::cross_entropy;
-use dispatch_nn::models::{Gpt, GptConfig, LeNet};
+use dispatch_nn::models::{Gpt, LeNet};
 use dispatch_nn::optim::{AdamW, Optimizer};
+use dispatch_peers::workload::{
+    GPT, GPT_BATCH, LEARNING_RATE, LENET_CLASSES, LENET_IMAGES, SEED, gpt_batch, lenet_images, lenet_labels,
+};
 
-const CONFIG: GptConfig = GptConfig { vocabulary: 96, context: 64, width: 64, heads: 4, layers: 2 };
-const BATCH: usize = 16;
-
-fn gpt<B: AutodiffBackend>(device: &B::Device, steps: usize) -> Result<f64> {
-    let ids: Vec<i64> = (0..BATCH * CONFIG.context).map(|i| ((i * 7919 + 13) % CONFIG.vocabulary) as i64).collect();
-    let ids = IntTensor::<B>::from_vec(ids, [BATCH, CONFIG.context], device)?;
-    let mut model = Gpt::<B>::new(CONFIG, 7, DType::F32, device)?.tracked()?;
-    let mut optimizer = AdamW::new(3e-3);
+/// The seconds `steps` AdamW steps of `model` take, each on the loss `loss` computes.
+fn time_steps<B: AutodiffBackend, M: ModuleExt<B>>(
+    mut model: M,
+    steps: usize,
+    loss: impl Fn(&M) -> Result<Tensor<B>>,
+) -> Result<f64> {
+    let mut optimizer = AdamW::new(LEARNING_RATE);
     let start = std::time::Instant::now();
     for _ in 0..steps {
-        let loss = model.loss(&ids, &ids)?;
-        model = optimizer.step(model, &loss.backward()?)?;
+        let gradients = loss(&model)?.backward()?;
+        model = optimizer.step(model, &gradients)?;
     }
     Ok(start.elapsed().as_secs_f64())
 }
 
+fn gpt<B: AutodiffBackend>(device: &B::Device, steps: usize) -> Result<f64> {
+    let (inputs, targets) = gpt_batch();
+    let ids = IntTensor::<B>::from_vec(inputs, [GPT_BATCH, GPT.context], device)?;
+    let targets = IntTensor::<B>::from_vec(targets, [GPT_BATCH, GPT.context], device)?;
+    let model = Gpt::<B>::new(GPT, SEED, DType::F32, device)?.tracked()?;
+    time_steps(model, steps, |model| model.loss(&ids, &targets))
+}
+
 fn lenet<B: AutodiffBackend>(device: &B::Device, steps: usize) -> Result<f64> {
-    let images = Tensor::<B>::random_uniform([32, 1, 28, 28], 0.0, 1.0, 3, device)?;
-    let labels = IntTensor::<B>::from_vec((0..32).map(|i| i % 10).collect(), [32], device)?;
-    let mut model = LeNet::<B>::new(10, 7, DType::F32, device)?.tracked()?;
-    let mut optimizer = AdamW::new(3e-3);
-    let start = std::time::Instant::now();
-    for _ in 0..steps {
-        let loss = cross_entropy(&model.forward(&images)?, &labels)?;
-        model = optimizer.step(model, &loss.backward()?)?;
-    }
-    Ok(start.elapsed().as_secs_f64())
+    let (images, labels) =
+        (lenet_images::<B>(device)?, IntTensor::<B>::from_vec(lenet_labels(), [LENET_IMAGES[0]], device)?);
+    let model = LeNet::<B>::new(LENET_CLASSES, SEED, DType::F32, device)?.tracked()?;
+    time_steps(model, steps, |model| cross_entropy(&model.forward(&images)?, &labels))
 }
 
 fn main() -> Result<()> {

@@ -14,6 +14,7 @@ use burn::nn::{Embedding, EmbeddingConfig, LayerNorm, LayerNormConfig, Linear, L
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::activation::{gelu, relu, softmax};
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use dispatch_nn::models::GptConfig;
 
 /// Which of burn's CPU backends runs the steps, under burn's autodiff.
 #[derive(Clone, Copy, Debug)]
@@ -38,16 +39,6 @@ impl BurnCpu {
 /// dispatch's parameters by dotted name: dims and f32 values.
 pub type Weights = HashMap<String, (Vec<usize>, Vec<f32>)>;
 
-/// The sizes shared with dispatch's `GptConfig`.
-#[derive(Clone, Copy, Debug)]
-pub struct GptSizes {
-    pub vocabulary: usize,
-    pub context: usize,
-    pub width: usize,
-    pub heads: usize,
-    pub layers: usize,
-}
-
 /// The AdamW of every design: dispatch's defaults (betas 0.9/0.999, eps 1e-8, decoupled decay 0.01), which differ
 /// from burn's (eps 1e-5, decay 1e-4).
 fn adamw() -> ModuleOptimizer {
@@ -59,28 +50,47 @@ fn tensor<const D: usize>(weights: &Weights, name: &str, device: &Device) -> Ten
     Tensor::from_data(TensorData::new(values.clone(), dims.clone()), device)
 }
 
+/// The trainable parameter `{path}.{name}` of dispatch's weights.
+fn param<const D: usize>(weights: &Weights, path: &str, name: &str, device: &Device) -> Param<Tensor<D>> {
+    Param::from_tensor(tensor(weights, &format!("{path}.{name}"), device))
+}
+
+/// The dims of `{path}.weight`, which size the layer at `path`.
+fn weight_dims<const N: usize>(weights: &Weights, path: &str) -> [usize; N] {
+    let name = format!("{path}.weight");
+    let dims = weights.get(&name).map(|(dims, _)| dims.as_slice()).unwrap_or_default();
+    <[usize; N]>::try_from(dims).unwrap_or_else(|_| panic!("{name} has dims {dims:?}, not {N} of them"))
+}
+
 fn linear(weights: &Weights, path: &str, device: &Device) -> Linear {
-    let [inputs, outputs] = <[usize; 2]>::try_from(weights[&format!("{path}.weight")].0.as_slice()).unwrap();
+    let [inputs, outputs] = weight_dims(weights, path);
     let bias = weights.contains_key(&format!("{path}.bias"));
     let mut layer = LinearConfig::new(inputs, outputs).with_bias(bias).init(device);
     // dispatch keeps a linear weight as [inputs, outputs], burn's row layout.
-    layer.weight = Param::from_tensor(tensor(weights, &format!("{path}.weight"), device));
-    layer.bias = bias.then(|| Param::from_tensor(tensor(weights, &format!("{path}.bias"), device)));
+    layer.weight = param(weights, path, "weight", device);
+    layer.bias = bias.then(|| param(weights, path, "bias", device));
     layer
 }
 
 fn layer_norm(weights: &Weights, path: &str, width: usize, device: &Device) -> LayerNorm {
     let mut layer = LayerNormConfig::new(width).with_epsilon(1e-5).init(device);
-    layer.gamma = Param::from_tensor(tensor(weights, &format!("{path}.gamma"), device));
-    layer.beta = Some(Param::from_tensor(tensor(weights, &format!("{path}.beta"), device)));
+    layer.gamma = param(weights, path, "gamma", device);
+    layer.beta = Some(param(weights, path, "beta", device));
     layer
 }
 
 fn embedding(weights: &Weights, path: &str, device: &Device) -> Embedding {
-    let [count, width] = <[usize; 2]>::try_from(weights[&format!("{path}.weight")].0.as_slice()).unwrap();
+    let [count, width] = weight_dims(weights, path);
     let mut layer = EmbeddingConfig::new(count, width).init(device);
-    layer.weight = Param::from_tensor(tensor(weights, &format!("{path}.weight"), device));
+    layer.weight = param(weights, path, "weight", device);
     layer
+}
+
+/// One AdamW step of `model` on `loss`: the loss's value and the updated model.
+fn adamw_step<M: Module>(optimizer: &mut ModuleOptimizer, learning_rate: f64, model: M, loss: Tensor<1>) -> (f32, M) {
+    let value = loss.clone().into_scalar::<f32>();
+    let grads = GradientsParams::from_grads(loss.backward(), &model);
+    (value, optimizer.step(learning_rate, model, grads))
 }
 
 #[derive(Module, Debug)]
@@ -136,7 +146,7 @@ impl Gpt {
 pub struct BurnGpt {
     model: Option<Gpt>,
     optimizer: ModuleOptimizer,
-    sizes: GptSizes,
+    config: GptConfig,
     learning_rate: f64,
     ids: Tensor<2, Int>,
     targets: Tensor<1, Int>,
@@ -146,20 +156,20 @@ impl BurnGpt {
     /// The GPT on `cpu` from dispatch's `weights`, training on `ids` and `targets` (`[batch, context]`, row-major).
     pub fn new(
         cpu: BurnCpu,
-        sizes: GptSizes,
+        config: GptConfig,
         weights: &Weights,
         (ids, targets): (Vec<i64>, Vec<i64>),
         learning_rate: f64,
     ) -> Self {
         let device = cpu.autodiff_device();
-        let blocks = (0..sizes.layers)
+        let blocks = (0..config.layers)
             .map(|layer| {
                 let path = |name: &str| format!("blocks.{layer}.{name}");
                 Block {
-                    norm1: layer_norm(weights, &path("norm1"), sizes.width, &device),
+                    norm1: layer_norm(weights, &path("norm1"), config.width, &device),
                     qkv: linear(weights, &path("attention.qkv"), &device),
                     proj: linear(weights, &path("attention.proj"), &device),
-                    norm2: layer_norm(weights, &path("norm2"), sizes.width, &device),
+                    norm2: layer_norm(weights, &path("norm2"), config.width, &device),
                     up: linear(weights, &path("mlp.up"), &device),
                     down: linear(weights, &path("mlp.down"), &device),
                 }
@@ -169,31 +179,30 @@ impl BurnGpt {
             tokens: embedding(weights, "tokens", &device),
             positions: embedding(weights, "positions", &device),
             blocks,
-            norm: layer_norm(weights, "norm", sizes.width, &device),
+            norm: layer_norm(weights, "norm", config.width, &device),
             head: linear(weights, "head", &device),
         };
-        let rows = ids.len() / sizes.context;
+        let rows = ids.len() / config.context;
         Self {
             model: Some(model),
             optimizer: adamw(),
-            sizes,
+            config,
             learning_rate,
-            ids: Tensor::from_data(TensorData::new(ids, [rows, sizes.context]), &device),
-            targets: Tensor::from_data(TensorData::new(targets, [rows * sizes.context]), &device),
+            ids: Tensor::from_data(TensorData::new(ids, [rows, config.context]), &device),
+            targets: Tensor::from_data(TensorData::new(targets, [rows * config.context]), &device),
         }
     }
 
     /// One AdamW step; returns the loss before it.
     pub fn step(&mut self) -> f32 {
         let model = self.model.take().expect("the model is put back after every step");
-        let logits = model.logits(self.ids.clone(), self.sizes.heads);
+        let logits = model.logits(self.ids.clone(), self.config.heads);
         let [batch, time, vocabulary] = logits.dims();
         let loss = CrossEntropyLossConfig::new()
             .init(&logits.device())
             .forward(logits.reshape([batch * time, vocabulary]), self.targets.clone());
-        let value = loss.clone().into_scalar::<f32>();
-        let grads = GradientsParams::from_grads(loss.backward(), &model);
-        self.model = Some(self.optimizer.step(self.learning_rate, model, grads));
+        let (value, model) = adamw_step(&mut self.optimizer, self.learning_rate, model, loss);
+        self.model = Some(model);
         value
     }
 }
@@ -209,12 +218,12 @@ struct LeNet {
 }
 
 fn conv2d(weights: &Weights, path: &str, padding: usize, device: &Device) -> Conv2d {
-    let [outputs, inputs, kernel, _] = <[usize; 4]>::try_from(weights[&format!("{path}.weight")].0.as_slice()).unwrap();
+    let [outputs, inputs, kernel, _] = weight_dims(weights, path);
     let mut layer = Conv2dConfig::new([inputs, outputs], [kernel, kernel])
         .with_padding(PaddingConfig2d::Explicit(padding, padding, padding, padding))
         .init(device);
-    layer.weight = Param::from_tensor(tensor(weights, &format!("{path}.weight"), device));
-    layer.bias = Some(Param::from_tensor(tensor(weights, &format!("{path}.bias"), device)));
+    layer.weight = param(weights, path, "weight", device);
+    layer.bias = Some(param(weights, path, "bias", device));
     layer
 }
 
@@ -257,9 +266,8 @@ impl BurnLeNet {
         let x = relu(model.fc1.forward(x.flatten::<2>(1, 3)));
         let logits = model.fc3.forward(relu(model.fc2.forward(x)));
         let loss = CrossEntropyLossConfig::new().init(&logits.device()).forward(logits, self.labels.clone());
-        let value = loss.clone().into_scalar::<f32>();
-        let grads = GradientsParams::from_grads(loss.backward(), &model);
-        self.model = Some(self.optimizer.step(self.learning_rate, model, grads));
+        let (value, model) = adamw_step(&mut self.optimizer, self.learning_rate, model, loss);
+        self.model = Some(model);
         value
     }
 }
