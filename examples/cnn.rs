@@ -11,11 +11,11 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use dispatch_core::device::BackendDevice;
-use dispatch_core::{DType, Dispatch, IntTensor, Route, Tensor};
+use dispatch_core::{DType, IntTensor, Tensor};
 use dispatch_examples::agreement::check_agreement;
+use dispatch_examples::devices::training_devices;
 use dispatch_examples::shapes::{SHAPES, images};
-use dispatch_examples::{Device, DeviceBackend, DeviceLocal};
+use dispatch_examples::{DeviceBackend, DeviceLocal};
 use dispatch_nn::ModuleExt;
 use dispatch_nn::loss::cross_entropy;
 use dispatch_nn::models::LeNet;
@@ -86,23 +86,12 @@ fn run() -> Result<(), String> {
 
 /// `--device NAME` (repeatable, each an autodiff device), or every autodiff device here.
 fn devices(mut args: impl Iterator<Item = String>) -> Result<Vec<DeviceLocal>, String> {
-    let mut devices = Vec::new();
+    let mut names = Vec::new();
     while let Some(arg) = args.next() {
         if arg != "--device" {
             return Err(format!("unknown argument `{arg}`; usage: cnn [--device NAME]..."));
         }
-        let name = args.next().ok_or("--device needs a name")?;
-        match name.parse::<Device>().map_err(|error| error.to_string())?.route() {
-            Route::Local(device @ DeviceLocal::Autodiff(_)) => devices.push(device),
-            _ => return Err(format!("`{name}` does not record gradients; pick an autodiff device")),
-        }
+        names.push(args.next().ok_or("--device needs a name")?);
     }
-    if devices.is_empty() {
-        devices =
-            DeviceLocal::available().into_iter().filter(|device| matches!(device, DeviceLocal::Autodiff(_))).collect();
-    }
-    if devices.is_empty() {
-        return Err("no device that records gradients is compiled in".to_owned());
-    }
-    Ok(devices)
+    training_devices(&names)
 }

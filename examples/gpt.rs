@@ -18,10 +18,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use dispatch_core::device::BackendDevice;
-use dispatch_core::{DType, Dispatch, IntTensor, Route};
+use dispatch_core::{DType, IntTensor};
 use dispatch_examples::agreement::check_agreement;
+use dispatch_examples::devices::{local_devices, names_of, training_devices};
 use dispatch_examples::text::Corpus;
-use dispatch_examples::{Device, DeviceBackend, DeviceLocal};
+use dispatch_examples::{DeviceBackend, DeviceLocal};
 use dispatch_nn::models::{Gpt, GptConfig};
 use dispatch_nn::optim::{AdamW, Optimizer};
 use dispatch_nn::{ModuleExt, record};
@@ -199,39 +200,6 @@ fn sample_from(path: &Path, names: &[String], config: GptConfig, corpus: &Corpus
         println!("sample from {} on {device}:\n{PROMPT}{}\n", path.display(), corpus.decode(&text));
     }
     Ok(())
-}
-
-/// The devices named, or every device here that records gradients; a named one that does not is an error.
-fn training_devices(names: &[String]) -> Result<Vec<DeviceLocal>, String> {
-    let devices = if names.is_empty() { DeviceLocal::available() } else { local_devices(names)? };
-    let (training, others): (Vec<_>, Vec<_>) =
-        devices.into_iter().partition(|device| matches!(device, DeviceLocal::Autodiff(_)));
-    if !names.is_empty() && !others.is_empty() {
-        return Err(format!(
-            "training needs a device that records gradients, not {}; pick an autodiff device, e.g. autodiff:{}",
-            names_of(&others),
-            others[0]
-        ));
-    }
-    if training.is_empty() {
-        return Err("no device that records gradients is compiled in".to_owned());
-    }
-    Ok(training)
-}
-
-/// Each name parsed as a device of the enum; a distributed one belongs to the `data_parallel` example.
-fn local_devices(names: &[String]) -> Result<Vec<DeviceLocal>, String> {
-    names
-        .iter()
-        .map(|name| match name.parse::<Device>().map_err(|error| error.to_string())?.route() {
-            Route::Local(device) => Ok(device),
-            Route::Distributed(_) => Err(format!("`{name}` is a cluster: the data_parallel example trains on one")),
-        })
-        .collect()
-}
-
-fn names_of(devices: &[DeviceLocal]) -> String {
-    devices.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// `--steps N`, `--device NAME` (repeatable), `--save PATH`, `--sample-from PATH`.

@@ -2,6 +2,7 @@
 //! local or distributed.
 
 pub mod agreement;
+pub mod devices;
 pub mod shapes;
 mod spirals;
 pub mod text;
