@@ -37,8 +37,8 @@ pub(super) fn filled(op: &'static str, shape: &Shape, value: f64, dtype: DType, 
     match dtype {
         DType::F32 => host_tensor(op, shape, memory::try_filled(op, count, value as f32)?, device),
         DType::F64 => host_tensor(op, shape, memory::try_filled(op, count, value)?, device),
-        DType::F16 => host_tensor(op, shape, memory::try_filled(op, count, half::f16::from_f64(value))?, device),
-        DType::BF16 => host_tensor(op, shape, memory::try_filled(op, count, half::bf16::from_f64(value))?, device),
+        DType::F16 => host_tensor(op, shape, memory::try_filled(op, count, crate::dtype::f16_of(value))?, device),
+        DType::BF16 => host_tensor(op, shape, memory::try_filled(op, count, crate::dtype::bf16_of(value))?, device),
     }
 }
 
@@ -54,8 +54,8 @@ pub(super) fn from_f64_values(
     match dtype {
         DType::F32 => host_tensor(op, shape, converted(op, &data, |value| value as f32)?, device),
         DType::F64 => host_tensor(op, shape, data, device),
-        DType::F16 => host_tensor(op, shape, converted(op, &data, half::f16::from_f64)?, device),
-        DType::BF16 => host_tensor(op, shape, converted(op, &data, half::bf16::from_f64)?, device),
+        DType::F16 => host_tensor(op, shape, converted(op, &data, crate::dtype::f16_of)?, device),
+        DType::BF16 => host_tensor(op, shape, converted(op, &data, crate::dtype::bf16_of)?, device),
     }
 }
 
