@@ -23,13 +23,13 @@ use dispatch_nn::optim::{Adam, Optimizer};
 
 const STEPS: usize = 200;
 const BATCH: usize = 32;
-const LEARNING_RATE: f32 = 2e-3;
+const LEARNING_RATE: f64 = 2e-3;
 const SEED: u64 = 11;
-/// The CNN trains in F64: max pooling routes each gradient to one input, so in f32 a last-bit difference between
+/// The CNN trains in F64: max pooling routes each gradient to one input, so in f64 a last-bit difference between
 /// backends can pick another of two nearly equal inputs and send training elsewhere (3.4e-2 apart by step 107 of 120,
 /// measured). In F64 such near-ties are far rarer; a wrong op is off by far more than this from the first step.
 const DTYPE: DType = DType::F64;
-const LOSS_TOLERANCE: f32 = 1e-4;
+const LOSS_TOLERANCE: f64 = 1e-4;
 
 fn main() -> ExitCode {
     dispatch_examples::exit_code(run())

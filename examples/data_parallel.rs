@@ -28,10 +28,10 @@ const BATCH: usize = 8;
 const WIDTH: usize = 32;
 const CONTEXT: usize = 32;
 /// How far a cluster's loss may drift from the single device's, relative to the loss. Both runs compute the same
-/// math; only the order of f32 additions differs (half-batch means, then a mean across ranks), which moves a loss
+/// math; only the order of f64 additions differs (half-batch means, then a mean across ranks), which moves a loss
 /// by a few ulps per step and grows a little through training. A loss that is not a finite number on either side
 /// is a failure.
-const TOLERANCE: f32 = 1e-4;
+const TOLERANCE: f64 = 1e-4;
 
 /// The cluster to compare: the command line's, else MPI when started by `mpirun`, else 2 in-process ranks.
 fn cluster() -> Result<Device, String> {

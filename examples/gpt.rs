@@ -34,13 +34,13 @@ const HEADS: usize = 4;
 const LAYERS: usize = 2;
 const BATCH: usize = 16;
 const STEPS: usize = 300;
-const LEARNING_RATE: f32 = 3e-3;
+const LEARNING_RATE: f64 = 3e-3;
 const SEED: u64 = 7;
 /// The losses of two devices at the same step, relative. Backends sum in different orders, and training carries
-/// those f32 last-bit differences through every step, where they grow: the first losses agree to the last digit
+/// those f64 last-bit differences through every step, where they grow: the first losses agree to the last digit
 /// printed, and by step 300 the gap measured here was 7.8e-4. A wrong op, a missing term or a cut graph is off by
 /// far more than this from the first steps on.
-const LOSS_TOLERANCE: f32 = 5e-3;
+const LOSS_TOLERANCE: f64 = 5e-3;
 /// What the sample starts with, and how long it is.
 const PROMPT: &str = "pub fn ";
 const SAMPLE: usize = 240;
@@ -102,7 +102,7 @@ fn run() -> Result<(), String> {
 }
 
 struct TrainingRun {
-    losses: Vec<f32>,
+    losses: Vec<f64>,
     model: Gpt<DeviceBackend>,
 }
 
@@ -140,7 +140,7 @@ fn train(device: &DeviceLocal, config: GptConfig, corpus: &Corpus, steps: usize)
     if let Some(bar) = progress {
         bar.finish_with_message(format!(
             "loss {:.4} in {:.1} s",
-            losses.last().copied().unwrap_or(f32::NAN),
+            losses.last().copied().unwrap_or(f64::NAN),
             start.elapsed().as_secs_f64()
         ));
     }
@@ -173,7 +173,7 @@ fn print_curves(devices: &[DeviceLocal], runs: &[TrainingRun]) {
 }
 
 /// The mean loss of 8 batches of the last tenth of the text, which training never sees.
-fn held_out_loss(model: &Gpt<DeviceBackend>, corpus: &Corpus, device: &DeviceLocal) -> Result<f32, String> {
+fn held_out_loss(model: &Gpt<DeviceBackend>, corpus: &Corpus, device: &DeviceLocal) -> Result<f64, String> {
     let held_out = corpus.ids.len() * 9 / 10..corpus.ids.len();
     let mut total = 0.0;
     for batch in 0..8 {

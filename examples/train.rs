@@ -21,12 +21,12 @@ const STEPS: usize = 600;
 /// Backends sum in different orders (and a cluster sums shards before averaging them), so final losses differ by
 /// float rounding carried through every step; a gap above this would be a real disagreement. A loss that is not a
 /// finite number (training diverged, or a backend computed NaN) is a failure whatever the others say.
-const LOSS_TOLERANCE: f32 = 1e-4;
+const LOSS_TOLERANCE: f64 = 1e-4;
 
 struct Outcome {
-    first_loss: f32,
-    loss: f32,
-    accuracy: f32,
+    first_loss: f64,
+    loss: f64,
+    accuracy: f64,
     elapsed: Duration,
 }
 
@@ -87,13 +87,13 @@ fn train(device: &Device, data: &Spirals) -> Result<Outcome> {
     let runs = distributed::run(device, |rank| dispatch_examples::train(&rank, data, STEPS)).into_values()?;
     // Every rank ends with the same model, so the first speaks for the group.
     let run = runs.into_iter().next().ok_or_else(|| dispatch_core::Error::invalid("train", "no rank ran"))?;
-    let first_loss = run.losses.first().copied().unwrap_or(f32::NAN);
-    Ok(Outcome { first_loss, loss: run.final_loss, accuracy: run.accuracy, elapsed: start.elapsed() })
+    let first_loss = run.losses.first().copied().unwrap_or(f64::NAN);
+    Ok(Outcome { first_loss, loss: run.final_loss, accuracy: f64::from(run.accuracy), elapsed: start.elapsed() })
 }
 
 /// Every device's final loss against the first device's (the first against itself too, so a lone device that
 /// ended on NaN fails).
-fn report_agreement(losses: &[(String, f32)]) -> ExitCode {
+fn report_agreement(losses: &[(String, f64)]) -> ExitCode {
     let Some((first_name, first_loss)) = losses.first() else {
         return ExitCode::SUCCESS;
     };

@@ -275,7 +275,7 @@ pub fn check_gradients_in<B: dispatch_core::BaseBackend>(
         tensors(&data)?.iter().map(Tensor::require_grad).collect::<Result<_, _>>()?;
     let output = op(&tracked)?;
     assert_eq!(output.dtype(), dtype, "`{label}` turned {dtype} inputs into {}", output.dtype());
-    let weights = Tensor::<Autodiff<B>>::random_uniform(output.shape(), -1.0, 1.0, 99, device)?.cast(dtype)?;
+    let weights = Tensor::<Autodiff<B>>::random_uniform(output.shape(), (-1.0, 1.0), 99, dtype, device)?;
     let gradients = output.mul(&weights)?.sum()?.backward()?;
 
     let weights = weights.to_f64_vec()?;

@@ -15,6 +15,7 @@ mod derived;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use dispatch_core::DType;
 use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::nn::{Mlp, MlpGradients, one_hot};
 use dispatch_core::{AutodiffBackend, Backend, Result, Tensor};
@@ -36,7 +37,8 @@ struct Batch {
 
 impl Batch {
     fn new() -> Result<Self> {
-        let x = Tensor::<NdArray>::random_uniform([BATCH, INPUTS], 0.0, 1.0, SEED + 7, &NdArrayDevice)?.to_vec()?;
+        let x = Tensor::<NdArray>::random_uniform([BATCH, INPUTS], (0.0, 1.0), SEED + 7, DType::F32, &NdArrayDevice)?
+            .to_vec()?;
         Ok(Self { x, labels: (0..BATCH).map(|row| (row * 7) % CLASSES).collect() })
     }
 
@@ -50,7 +52,7 @@ type HostGradients = (f32, [Vec<f32>; 4]);
 
 fn host_gradients<B: Backend>(gradients: &MlpGradients<B>) -> Result<HostGradients> {
     let [w1, b1, w2, b2] = gradients.tensors();
-    Ok((gradients.loss, [w1.to_vec()?, b1.to_vec()?, w2.to_vec()?, b2.to_vec()?]))
+    Ok((gradients.loss as f32, [w1.to_vec()?, b1.to_vec()?, w2.to_vec()?, b2.to_vec()?]))
 }
 
 /// Panics unless `actual` matches candle's own gradients to float rounding: the implementations must do the same
@@ -84,7 +86,7 @@ impl<B: Backend> Setup<B> {
         self.model.gradients_by_hand(&self.x, &self.targets)
     }
 
-    fn untracked_forward(&self) -> Result<f32> {
+    fn untracked_forward(&self) -> Result<f64> {
         self.model.loss(&self.x, &self.targets)?.to_scalar()
     }
 }
@@ -95,7 +97,7 @@ impl<B: AutodiffBackend> Setup<B> {
     }
 
     /// The forward of a step: the parameters are tracked, so it records the graph that backward walks.
-    fn forward(&self) -> Result<f32> {
+    fn forward(&self) -> Result<f64> {
         let [w1, b1, w2, b2] = self.model.parameters().map(Tensor::require_grad);
         let tracked = Mlp { w1: w1?, b1: b1?, w2: w2?, b2: b2? };
         tracked.loss(&self.x, &self.targets)?.to_scalar()

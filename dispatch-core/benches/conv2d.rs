@@ -5,6 +5,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use dispatch_core::DType;
 use dispatch_core::backend::Conv2dOptions;
 use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::{Backend, Dispatch, Result, Tensor};
@@ -26,7 +27,10 @@ fn options() -> Conv2dOptions {
 
 /// The input and weight on `device`, the same seeded values on every backend.
 fn operands<B: Backend>(device: &B::Device) -> Result<(Tensor<B>, Tensor<B>)> {
-    Ok((Tensor::random_uniform(INPUT, -1.0, 1.0, 1, device)?, Tensor::random_normal(WEIGHT, 0.0, 0.05, 2, device)?))
+    Ok((
+        Tensor::random_uniform(INPUT, (-1.0, 1.0), 1, DType::F32, device)?,
+        Tensor::random_normal(WEIGHT, (0.0, 0.05), 2, DType::F32, device)?,
+    ))
 }
 
 fn conv2d(c: &mut Criterion) {

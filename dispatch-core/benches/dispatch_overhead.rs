@@ -24,6 +24,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkGroup, Criterion, SamplingMode, measurement::WallTime};
+use dispatch_core::DType;
 use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::{Backend, Result, Tensor};
 
@@ -83,7 +84,8 @@ impl<B: Backend> Designs<B> {
     /// One pair of tensors, shared by every design: each wraps the same storage, so no design gets luckier memory.
     fn new(workload: &Workload, device: &B::Device, wrap: &Wrap<B>) -> Result<Self> {
         let values = |shape: &[usize], seed| -> Result<Tensor<B>> {
-            let values = Tensor::<NdArray>::random_uniform(shape, -1.0, 1.0, seed, &NdArrayDevice)?.to_vec()?;
+            let values =
+                Tensor::<NdArray>::random_uniform(shape, (-1.0, 1.0), seed, DType::F32, &NdArrayDevice)?.to_vec()?;
             Tensor::from_vec(values, shape, device)
         };
         let (lhs, rhs) = (values(&workload.lhs, 1)?, values(&workload.rhs, 2)?);

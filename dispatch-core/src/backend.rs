@@ -82,7 +82,8 @@ pub trait AutodiffBackend: Backend {
 }
 
 /// Values of a tensor in host memory, row-major, as `f32` whatever the tensor's dtype: what host ops (and so the
-/// collectives) compute in.
+/// collectives) compute in. An `F64` tensor's values are rounded to `f32` on the way in (the one place a value of
+/// an `F64` tensor passes through `f32`); the output is rounded back to the tensor's dtype.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostTensor {
     /// The elements in row-major order.

@@ -45,6 +45,20 @@ pub enum Error {
         rhs: crate::DType,
     },
 
+    /// A float tensor of another dtype than the op reads: `to_vec` gives `f32` values and never rounds an `F64`
+    /// tensor silently.
+    #[error(
+        "`{op}` reads `{expected}` tensors, but this one is `{actual}`; `cast` it first, or read any dtype exactly with `to_f64_vec`"
+    )]
+    UnexpectedDType {
+        /// The op that refused the tensor (`to_vec`).
+        op: &'static str,
+        /// The dtype the op reads.
+        expected: crate::DType,
+        /// The tensor's dtype.
+        actual: crate::DType,
+    },
+
     /// An argument out of its domain: a bad axis, a reshape to another element count, an empty shape, data that
     /// does not fill the shape.
     #[error("invalid argument to `{op}`: {reason}")]

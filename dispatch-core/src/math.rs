@@ -60,7 +60,7 @@ pub fn clamp<T: Float>(x: T, min: T, max: T) -> T {
 }
 
 /// `clamp`'s bounds must be numbers with `min <= max`.
-pub fn check_clamp_bounds(min: f32, max: f32) -> Result<()> {
+pub fn check_clamp_bounds(min: f64, max: f64) -> Result<()> {
     if min <= max {
         Ok(())
     } else {

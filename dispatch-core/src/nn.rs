@@ -6,6 +6,7 @@
 use crate::backend::{AutodiffBackend, Backend, HostTensor};
 use crate::device::DeviceOf;
 use crate::distributed::{Collective, Communicator, ReduceOp};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::shape::Shape;
@@ -28,7 +29,7 @@ pub struct Mlp<B: Backend> {
 #[derive(Clone, Debug)]
 pub struct MlpGradients<B: Backend> {
     /// The mean cross-entropy of the batch, at the parameters the gradients were taken at.
-    pub loss: f32,
+    pub loss: f64,
     /// The gradient of [`Mlp::w1`], of the same shape.
     pub w1: Tensor<B>,
     /// The gradient of [`Mlp::b1`], of the same shape.
@@ -46,7 +47,7 @@ impl<B: Backend> MlpGradients<B> {
     }
 
     /// Rebuilds gradients from tensors in parameter order, e.g. after an all-reduce.
-    pub fn from_tensors(loss: f32, [w1, b1, w2, b2]: [Tensor<B>; 4]) -> Self {
+    pub fn from_tensors(loss: f64, [w1, b1, w2, b2]: [Tensor<B>; 4]) -> Self {
         Self { loss, w1, b1, w2, b2 }
     }
 
@@ -55,8 +56,8 @@ impl<B: Backend> MlpGradients<B> {
     /// and loss, so every rank takes the same step.
     pub fn all_reduce(&self, communicator: &Communicator, op: ReduceOp) -> Result<Self> {
         let [w1, b1, w2, b2] = self.tensors().map(|gradient| communicator.all_reduce(gradient, op));
-        let loss = HostTensor { data: vec![self.loss], shape: Shape::new([1]) };
-        let loss = communicator.execute(Collective::AllReduce(op), loss)?.data.first().copied();
+        let loss = HostTensor { data: vec![self.loss as f32], shape: Shape::new([1]) };
+        let loss = communicator.execute(Collective::AllReduce(op), loss)?.data.first().copied().map(f64::from);
         let loss = loss.ok_or_else(|| Error::invalid("all_reduce", "the reduced loss came back empty"))?;
         Ok(Self { loss, w1: w1?, b1: b1?, w2: w2?, b2: b2? })
     }
@@ -71,12 +72,12 @@ impl<B: Backend> Mlp<B> {
         seed: u64,
         device: &(impl DeviceOf<B> + ?Sized),
     ) -> Result<Self> {
-        let he = |fan_in: usize| (2.0 / fan_in as f32).sqrt();
+        let he = |fan_in: usize| (2.0 / fan_in as f64).sqrt();
         Ok(Self {
-            w1: Tensor::random_normal([inputs, hidden], 0.0, he(inputs), seed, device)?,
-            b1: Tensor::zeros([hidden], device)?,
-            w2: Tensor::random_normal([hidden, outputs], 0.0, he(hidden), seed.wrapping_add(1), device)?,
-            b2: Tensor::zeros([outputs], device)?,
+            w1: Tensor::random_normal([inputs, hidden], (0.0, he(inputs)), seed, DType::F32, device)?,
+            b1: Tensor::zeros([hidden], DType::F32, device)?,
+            w2: Tensor::random_normal([hidden, outputs], (0.0, he(hidden)), seed.wrapping_add(1), DType::F32, device)?,
+            b2: Tensor::zeros([outputs], DType::F32, device)?,
         })
     }
 
@@ -108,7 +109,7 @@ impl<B: Backend> Mlp<B> {
         let (pre, hidden, logits) = self.forward_with_hidden(x)?;
         let log_probs = logits.log_softmax(1)?;
         let loss = nll(&log_probs, targets)?.to_scalar()?;
-        let batch = batch_size(x)? as f32;
+        let batch = batch_size(x)? as f64;
         // d(mean cross-entropy)/d(logits) = (softmax - onehot) / batch
         let d_logits = log_probs.exp()?.sub(targets)?.div_scalar(batch)?;
         let d_hidden = d_logits.matmul(&self.w2.transpose()?)?;
@@ -123,7 +124,7 @@ impl<B: Backend> Mlp<B> {
     }
 
     /// One step of plain gradient descent.
-    pub fn step(&self, gradients: &MlpGradients<B>, learning_rate: f32) -> Result<Self> {
+    pub fn step(&self, gradients: &MlpGradients<B>, learning_rate: f64) -> Result<Self> {
         let update = |param: &Tensor<B>, grad: &Tensor<B>| param.sub(&grad.mul_scalar(learning_rate)?);
         Ok(Self {
             w1: update(&self.w1, &gradients.w1)?,
@@ -177,7 +178,7 @@ pub fn cross_entropy<B: Backend>(logits: &Tensor<B>, targets: &Tensor<B>) -> Res
 }
 
 fn nll<B: Backend>(log_probs: &Tensor<B>, targets: &Tensor<B>) -> Result<Tensor<B>> {
-    let batch = batch_size(log_probs)? as f32;
+    let batch = batch_size(log_probs)? as f64;
     log_probs.mul(targets)?.sum()?.mul_scalar(-1.0 / batch)
 }
 

@@ -63,7 +63,10 @@ impl<B: Backend> Tensor<B> {
 
     // ---- creation -----------------------------------------------------------------------------------------------
 
-    /// An `F32` tensor holding `data` (row-major) with the given shape.
+    // Every constructor of a float tensor names its dtype (candle's convention), except `from_vec`, whose `f32`
+    // data says it; scalar arguments are `f64` and rounded once to the tensor's dtype.
+
+    /// An `F32` tensor holding `data` (row-major) with the given shape; [`Tensor::from_f64_vec`] makes any dtype.
     pub fn from_vec(data: Vec<f32>, shape: impl Into<Shape>, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
         Self::wrap(B::from_vec(data, shape.into(), device.as_device()))
     }
@@ -78,51 +81,62 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::from_f64_vec(data, shape.into(), dtype, device.as_device()))
     }
 
-    /// An `F32` tensor of the given shape with every element equal to `value`.
-    pub fn full(shape: impl Into<Shape>, value: f32, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
-        Self::full_of(DType::F32, shape, f64::from(value), device)
-    }
-
     /// A tensor of `dtype` and the given shape with every element equal to `value` (rounded to `dtype`).
-    pub fn full_of(
-        dtype: DType,
+    pub fn full(
         shape: impl Into<Shape>,
         value: f64,
+        dtype: DType,
         device: &(impl DeviceOf<B> + ?Sized),
     ) -> Result<Self> {
         Self::wrap(B::full(shape.into(), value, dtype, device.as_device()))
     }
 
-    /// A tensor of the given shape filled with 0.0.
-    pub fn zeros(shape: impl Into<Shape>, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
-        Self::full(shape, 0.0, device)
+    /// A tensor of `dtype` and the given shape filled with 0.0.
+    pub fn zeros(shape: impl Into<Shape>, dtype: DType, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
+        Self::full(shape, 0.0, dtype, device)
     }
 
-    /// A tensor of the given shape filled with 1.0.
-    pub fn ones(shape: impl Into<Shape>, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
-        Self::full(shape, 1.0, device)
+    /// A tensor of `dtype` and the given shape filled with 1.0.
+    pub fn ones(shape: impl Into<Shape>, dtype: DType, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
+        Self::full(shape, 1.0, dtype, device)
     }
 
-    /// Uniform samples in `[low, high)`; the same seed gives the same values on every backend.
+    /// A tensor of this one's shape, dtype and device with every element equal to `value`.
+    pub fn full_like(&self, value: f64) -> Result<Self> {
+        Self::full(self.shape(), value, self.dtype(), &self.device())
+    }
+
+    /// A tensor of this one's shape, dtype and device filled with 0.0.
+    pub fn zeros_like(&self) -> Result<Self> {
+        self.full_like(0.0)
+    }
+
+    /// A tensor of this one's shape, dtype and device filled with 1.0.
+    pub fn ones_like(&self) -> Result<Self> {
+        self.full_like(1.0)
+    }
+
+    /// Uniform samples of `dtype` in `[low, high)`; the same seed gives the same values on every backend.
     pub fn random_uniform(
         shape: impl Into<Shape>,
-        low: f32,
-        high: f32,
+        (low, high): (f64, f64),
         seed: u64,
+        dtype: DType,
         device: &(impl DeviceOf<B> + ?Sized),
     ) -> Result<Self> {
-        Self::wrap(B::random_uniform(shape.into(), low, high, seed, device.as_device()))
+        Self::wrap(B::random_uniform(shape.into(), low, high, seed, dtype, device.as_device()))
     }
 
-    /// Normal samples; the same seed gives the same values on every backend.
+    /// Normal samples of `dtype` with the given `(mean, std)`; the same seed gives the same values on every
+    /// backend.
     pub fn random_normal(
         shape: impl Into<Shape>,
-        mean: f32,
-        std: f32,
+        (mean, std): (f64, f64),
         seed: u64,
+        dtype: DType,
         device: &(impl DeviceOf<B> + ?Sized),
     ) -> Result<Self> {
-        Self::wrap(B::random_normal(shape.into(), mean, std, seed, device.as_device()))
+        Self::wrap(B::random_normal(shape.into(), mean, std, seed, dtype, device.as_device()))
     }
 
     // ---- inspection ---------------------------------------------------------------------------------------------
@@ -142,7 +156,9 @@ impl<B: Backend> Tensor<B> {
         B::device(&self.primitive)
     }
 
-    /// The elements in row-major order, as `f32` (rounded for an `F64` tensor).
+    /// The elements of an `F32` tensor in row-major order. Another dtype is an
+    /// [`Error::UnexpectedDType`], never a silent rounding: read it with [`Tensor::to_f64_vec`] (exact for every
+    /// dtype), or `cast` it first.
     pub fn to_vec(&self) -> Result<Vec<f32>> {
         B::to_vec(&self.primitive)
     }
@@ -162,9 +178,9 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::cast(&self.primitive, dtype))
     }
 
-    /// The value of a one-element tensor.
-    pub fn to_scalar(&self) -> Result<f32> {
-        match self.to_vec()?.as_slice() {
+    /// The value of a one-element tensor, exact for every dtype.
+    pub fn to_scalar(&self) -> Result<f64> {
+        match self.to_f64_vec()?.as_slice() {
             [value] => Ok(*value),
             values => Err(Error::invalid(
                 "to_scalar",
@@ -200,36 +216,37 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::div(&self.primitive, &other.primitive))
     }
 
-    /// `self + scalar`, element-wise.
-    pub fn add_scalar(&self, scalar: f32) -> Result<Self> {
+    /// `self + scalar`, element-wise (`scalar` rounded once to the tensor's dtype, as every scalar argument is).
+    pub fn add_scalar(&self, scalar: f64) -> Result<Self> {
         Self::wrap(B::add_scalar(&self.primitive, scalar))
     }
 
     /// `self - scalar`, element-wise.
-    pub fn sub_scalar(&self, scalar: f32) -> Result<Self> {
+    pub fn sub_scalar(&self, scalar: f64) -> Result<Self> {
         self.add_scalar(-scalar)
     }
 
     /// `self * scalar`, element-wise.
-    pub fn mul_scalar(&self, scalar: f32) -> Result<Self> {
+    pub fn mul_scalar(&self, scalar: f64) -> Result<Self> {
         Self::wrap(B::mul_scalar(&self.primitive, scalar))
     }
 
-    /// `self / scalar`, element-wise; a zero divisor is an `Err` (almost always a bug).
-    pub fn div_scalar(&self, scalar: f32) -> Result<Self> {
+    /// `self / scalar`, element-wise, as a product with `1 / scalar` computed in `f64`; a zero divisor is an `Err`
+    /// (almost always a bug).
+    pub fn div_scalar(&self, scalar: f64) -> Result<Self> {
         if scalar == 0.0 {
             return Err(Error::invalid("div_scalar", "division by zero"));
         }
         let reciprocal = 1.0 / scalar;
-        if reciprocal.is_finite() {
+        if self.dtype().round(reciprocal).is_finite() {
             return self.mul_scalar(reciprocal);
         }
-        // The reciprocal of a subnormal overflows to infinity, which would turn 0 / s into NaN.
-        self.div(&Self::full([1], scalar, &self.device())?)
+        // The reciprocal of a tiny divisor overflows the dtype to infinity, which would turn 0 / s into NaN.
+        self.div(&Self::full([1], scalar, self.dtype(), &self.device())?)
     }
 
     /// `self ^ exponent`, element-wise.
-    pub fn powf_scalar(&self, exponent: f32) -> Result<Self> {
+    pub fn powf_scalar(&self, exponent: f64) -> Result<Self> {
         Self::wrap(B::powf_scalar(&self.primitive, exponent))
     }
 
@@ -239,7 +256,7 @@ impl<B: Backend> Tensor<B> {
     }
 
     /// 1.0 where the element is greater than `threshold`, else 0.0.
-    pub fn greater_scalar(&self, threshold: f32) -> Result<Self> {
+    pub fn greater_scalar(&self, threshold: f64) -> Result<Self> {
         Self::wrap(B::greater_scalar(&self.primitive, threshold))
     }
 

@@ -6,8 +6,8 @@ use std::fmt::Display;
 
 /// How far `value` is from `reference`, relative to the reference (absolute near zero). Infinite or NaN when either
 /// is; [`check_agreement`] rejects those before comparing.
-pub fn relative_gap(reference: f32, value: f32) -> f32 {
-    (value - reference).abs() / reference.abs().max(f32::MIN_POSITIVE)
+pub fn relative_gap(reference: f64, value: f64) -> f64 {
+    (value - reference).abs() / reference.abs().max(f64::MIN_POSITIVE)
 }
 
 /// The largest [`relative_gap`] over `comparisons` of `(what, reference, value)`, if every one is at most
@@ -15,10 +15,10 @@ pub fn relative_gap(reference: f32, value: f32) -> f32 {
 /// compares false with everything, so a plain `gap > tolerance` would wave it through), or when a gap exceeds
 /// `tolerance` (the message names the largest).
 pub fn check_agreement<W: Display>(
-    comparisons: impl IntoIterator<Item = (W, f32, f32)>,
-    tolerance: f32,
-) -> Result<f32, String> {
-    let mut worst: Option<(W, f32)> = None;
+    comparisons: impl IntoIterator<Item = (W, f64, f64)>,
+    tolerance: f64,
+) -> Result<f64, String> {
+    let mut worst: Option<(W, f64)> = None;
     for (what, reference, value) in comparisons {
         for (role, loss) in [("reference loss", reference), ("loss", value)] {
             if !loss.is_finite() {

@@ -13,7 +13,7 @@ use dispatch_core::backends::{Candle, CandleDevice};
 use dispatch_core::backends::{NdArray, NdArrayDevice};
 use dispatch_core::distributed::{Rank, ReduceOp};
 use dispatch_core::nn::{Mlp, one_hot};
-use dispatch_core::{AutodiffDevice, Dispatch, DistributedDevice, Result, Tensor};
+use dispatch_core::{AutodiffDevice, DType, Dispatch, DistributedDevice, Result, Tensor};
 pub use spirals::Spirals;
 
 /// The one source of truth: the dispatch backend (`DeviceBackend`), the local devices a rank computes on
@@ -35,15 +35,15 @@ pub enum Device {
 pub const POINTS_PER_CLASS: usize = 200;
 pub const CLASSES: usize = 3;
 pub const HIDDEN: usize = 64;
-pub const LEARNING_RATE: f32 = 1.0;
+pub const LEARNING_RATE: f64 = 1.0;
 pub const SEED: u64 = 42;
 
 /// One training run as a rank saw it; every rank of a group sees the same numbers.
 pub struct Run {
     /// The loss of the whole data set at every step, before that step's update.
-    pub losses: Vec<f32>,
+    pub losses: Vec<f64>,
     /// The loss and accuracy of the whole data set after the last update.
-    pub final_loss: f32,
+    pub final_loss: f64,
     pub accuracy: f32,
 }
 
@@ -71,18 +71,18 @@ pub fn train(rank: &Rank<Device>, data: &Spirals, steps: usize) -> Result<Run> {
         model = model.step(&gradients, LEARNING_RATE)?;
     }
     let final_loss = mean_over_ranks(rank, model.loss(&x, &targets)?.to_scalar()?)?;
-    let accuracy = mean_over_ranks(rank, model.accuracy(&x, labels)?)?;
+    let accuracy = mean_over_ranks(rank, f64::from(model.accuracy(&x, labels)?))? as f32;
     Ok(Run { losses, final_loss, accuracy })
 }
 
-fn mean_over_ranks(rank: &Rank<Device>, value: f32) -> Result<f32> {
-    let value = Tensor::<DeviceBackend>::from_vec(vec![value], [1], rank.device())?;
+fn mean_over_ranks(rank: &Rank<Device>, value: f64) -> Result<f64> {
+    let value = Tensor::<DeviceBackend>::from_f64_vec(vec![value], [1], DType::F64, rank.device())?;
     rank.all_reduce(&value, ReduceOp::Mean)?.to_scalar()
 }
 
 /// One GPT training run as a rank saw it: the loss of the whole batch at every step (every rank sees the same).
 pub struct GptRun {
-    pub losses: Vec<f32>,
+    pub losses: Vec<f64>,
 }
 
 /// SPMD training of a GPT of `config` on `corpus`: each rank takes its shard of every batch's rows, and every rank

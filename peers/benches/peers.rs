@@ -111,7 +111,7 @@ impl<B: AutodiffBackend> Trainer for DispatchGpt<B> {
     fn step(&mut self) -> f32 {
         let model = self.model.take().unwrap();
         let loss = model.loss(&self.ids, &self.targets).unwrap();
-        let value = loss.to_scalar().unwrap();
+        let value = loss.to_scalar().unwrap() as f32; // an F32 loss: exact
         self.model = Some(self.optimizer.step(model, &loss.backward().unwrap()).unwrap());
         value
     }
@@ -188,7 +188,7 @@ impl CandleNnGpt {
         }
         let optimizer = CandleAdamW::new(
             varmap.all_vars(),
-            ParamsAdamW { lr: f64::from(LEARNING_RATE), weight_decay: 0.01, ..Default::default() },
+            ParamsAdamW { lr: LEARNING_RATE, weight_decay: 0.01, ..Default::default() },
         )?;
         let (inputs, targets) = gpt_batch();
         let t = GPT.context;
@@ -283,7 +283,7 @@ impl<B: AutodiffBackend> Trainer for DispatchLeNet<B> {
     fn step(&mut self) -> f32 {
         let model = self.model.take().unwrap();
         let loss = cross_entropy(&model.forward(&self.images).unwrap(), &self.labels).unwrap();
-        let value = loss.to_scalar().unwrap();
+        let value = loss.to_scalar().unwrap() as f32; // an F32 loss: exact
         self.model = Some(self.optimizer.step(model, &loss.backward().unwrap()).unwrap());
         value
     }
@@ -321,7 +321,7 @@ impl CandleNnLeNet {
         }
         let optimizer = CandleAdamW::new(
             varmap.all_vars(),
-            ParamsAdamW { lr: f64::from(LEARNING_RATE), weight_decay: 0.01, ..Default::default() },
+            ParamsAdamW { lr: LEARNING_RATE, weight_decay: 0.01, ..Default::default() },
         )?;
         let images = lenet_images::<Candle>(&CandleDevice::cpu()).unwrap();
         Ok(Self {
@@ -360,13 +360,13 @@ fn weights_of(model: &impl ModuleExt<NdArray>) -> Weights {
 
 fn burn_gpt(cpu: BurnCpu) -> BurnGpt {
     let initial = Gpt::<NdArray>::new(GPT, SEED, DType::F32, &NdArrayDevice).unwrap();
-    BurnGpt::new(cpu, GPT, &weights_of(&initial), gpt_batch(), f64::from(LEARNING_RATE))
+    BurnGpt::new(cpu, GPT, &weights_of(&initial), gpt_batch(), LEARNING_RATE)
 }
 
 fn burn_lenet(cpu: BurnCpu) -> BurnLeNet {
     let initial = LeNet::<NdArray>::new(LENET_CLASSES, SEED, DType::F32, &NdArrayDevice).unwrap();
     let images = lenet_images::<NdArray>(&NdArrayDevice).unwrap().to_vec().unwrap();
-    BurnLeNet::new(cpu, &weights_of(&initial), images, lenet_labels(), f64::from(LEARNING_RATE))
+    BurnLeNet::new(cpu, &weights_of(&initial), images, lenet_labels(), LEARNING_RATE)
 }
 
 impl Trainer for BurnGpt {

@@ -5,7 +5,7 @@ pub mod burn_peer;
 
 /// The one workload of every design: the main job's GPT on a fixed batch of ids, and LeNet on seeded images.
 pub mod workload {
-    use dispatch_core::{Backend, DeviceOf, Result, Tensor};
+    use dispatch_core::{Backend, DType, DeviceOf, Result, Tensor};
     use dispatch_nn::models::GptConfig;
 
     /// The main job's GPT.
@@ -19,7 +19,7 @@ pub mod workload {
     /// The seed of every design's initial weights.
     pub const SEED: u64 = 7;
     /// Every design's AdamW learning rate.
-    pub const LEARNING_RATE: f32 = 3e-3;
+    pub const LEARNING_RATE: f64 = 3e-3;
 
     /// The GPT batch: ids and next ids (`[GPT_BATCH, context]`, row-major), from a fixed sequence.
     pub fn gpt_batch() -> (Vec<i64>, Vec<i64>) {
@@ -35,7 +35,7 @@ pub mod workload {
 
     /// LeNet's images, uniform in [0, 1) from a seed (the same values on every backend).
     pub fn lenet_images<B: Backend>(device: &(impl DeviceOf<B> + ?Sized)) -> Result<Tensor<B>> {
-        Tensor::random_uniform(LENET_IMAGES, 0.0, 1.0, 3, device)
+        Tensor::random_uniform(LENET_IMAGES, (0.0, 1.0), 3, DType::F32, device)
     }
 
     /// LeNet's labels, one per image.

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use dispatch_core::DType;
 use dispatch_core::backends::Autodiff;
 use dispatch_core::{BaseBackend, Error, HostOp, HostTensor, Result, Shape, Tensor};
 use dispatch_tests::{Precision, check_gradients_in};
@@ -34,9 +35,14 @@ fn exact(shape: &[usize], values: &[f32]) -> Input {
 impl Input {
     fn data<B: BaseBackend>(&self, seed: u64, device: &B::Device) -> Result<Vec<f64>> {
         match &self.values {
-            Values::Uniform(low, high) => {
-                Tensor::<B>::random_uniform(self.shape.as_slice(), *low, *high, seed, device)?.to_f64_vec()
-            }
+            Values::Uniform(low, high) => Tensor::<B>::random_uniform(
+                self.shape.as_slice(),
+                (f64::from(*low), f64::from(*high)),
+                seed,
+                DType::F32,
+                device,
+            )?
+            .to_f64_vec(),
             Values::Exact(values) => Ok(values.iter().map(|&value| f64::from(value)).collect()),
         }
     }

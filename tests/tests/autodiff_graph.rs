@@ -4,10 +4,11 @@
 
 use std::sync::Arc;
 
+use dispatch_core::DType;
 use dispatch_core::backends::Autodiff;
 use dispatch_core::nn::{Mlp, one_hot};
 use dispatch_core::{Backend, BaseBackend, Error, Result, Tensor};
-use dispatch_tests::{IdentityHostOp as Identity, assert_close};
+use dispatch_tests::{IdentityHostOp as Identity, assert_close, assert_close_f64};
 
 type Ad<B> = Autodiff<B>;
 
@@ -26,11 +27,11 @@ fn shared_subgraphs_are_visited_once<B: BaseBackend>(device: &B::Device) -> Resu
 
 fn mlp_gradients_match_backpropagation_by_hand<B: BaseBackend>(device: &B::Device) -> Result<()> {
     let model = Mlp::<Ad<B>>::new(6, 5, 3, 7, device)?;
-    let x = Tensor::random_normal([4, 6], 0.0, 1.0, 11, device)?;
+    let x = Tensor::random_normal([4, 6], (0.0, 1.0), 11, DType::F32, device)?;
     let targets = one_hot(&[0, 2, 1, 2], 3, device)?;
     let by_autodiff = model.gradients_by_autodiff(&x, &targets)?;
     let by_hand = model.gradients_by_hand(&x, &targets)?;
-    assert_close(&[by_autodiff.loss], &[by_hand.loss], 1e-6);
+    assert_close_f64(&[by_autodiff.loss], &[by_hand.loss], 1e-6);
     for (autodiff, hand) in by_autodiff.tensors().into_iter().zip(by_hand.tensors()) {
         assert_eq!(autodiff.dims(), hand.dims());
         // Same math, different order of f32 operations: a few ulps apart.
@@ -53,7 +54,10 @@ fn tensors_that_do_not_require_grad_record_no_graph<B: BaseBackend>(device: &B::
     let y = x.exp()?.mul(&x)?.sum()?;
     assert_eq!((x.id(), y.id()), (None, None));
     assert!(y.backward()?.is_empty());
-    for created in [Tensor::<Ad<B>>::zeros([2], device)?, Tensor::random_uniform([2], 0.0, 1.0, 1, device)?] {
+    for created in [
+        Tensor::<Ad<B>>::zeros([2], DType::F32, device)?,
+        Tensor::random_uniform([2], (0.0, 1.0), 1, DType::F32, device)?,
+    ] {
         assert_eq!(created.id(), None);
     }
     Ok(())
@@ -136,7 +140,7 @@ fn graphs_are_built_and_differentiated_across_threads<B: BaseBackend>(device: &B
             .map(|worker| {
                 let w = &w;
                 scope.spawn(move || -> Result<Vec<f32>> {
-                    let gradients = w.mul_scalar(worker as f32)?.sum()?.backward()?;
+                    let gradients = w.mul_scalar(worker as f64)?.sum()?.backward()?;
                     w.grad(&gradients).unwrap().to_vec()
                 })
             })
@@ -154,7 +158,11 @@ fn graphs_are_built_and_differentiated_across_threads<B: BaseBackend>(device: &B
 
 fn the_name_wraps_the_base_backends_name<B: BaseBackend>(device: &B::Device) -> Result<()> {
     assert_eq!(Ad::<B>::name(), format!("autodiff<{}>", B::name()));
-    assert_eq!(Tensor::<Ad<B>>::zeros([1], device)?.device(), *device, "Autodiff runs on the base backend's devices");
+    assert_eq!(
+        Tensor::<Ad<B>>::zeros([1], DType::F32, device)?.device(),
+        *device,
+        "Autodiff runs on the base backend's devices"
+    );
     Ok(())
 }
 

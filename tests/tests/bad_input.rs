@@ -6,6 +6,7 @@
 //! The mapping of a real candle failure to `Error::Backend` is a unit test in `dispatch-core`'s candle backend;
 //! mixed devices across backends are the dispatch enums' tests.
 
+use dispatch_core::DType;
 use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::nn::one_hot;
 use dispatch_core::{Backend, Error, Result, Shape, Tensor};
@@ -81,16 +82,24 @@ fn reshape_needs_the_same_element_count_and_a_shape<B: Backend>(device: &B::Devi
 
 fn creation_rejects_empty_shapes_and_data_that_does_not_fit<B: Backend>(device: &B::Device) {
     assert_invalid(Tensor::<B>::from_vec(vec![1.0], Vec::new(), device), "from_vec", "no dimensions");
-    assert_invalid(Tensor::<B>::full(Vec::new(), 1.0, device), "full", "no dimensions");
-    assert_invalid(Tensor::<B>::random_uniform(Vec::new(), 0.0, 1.0, 1, device), "random_uniform", "no dimensions");
+    assert_invalid(Tensor::<B>::full(Vec::new(), 1.0, DType::F32, device), "full", "no dimensions");
+    assert_invalid(
+        Tensor::<B>::random_uniform(Vec::new(), (0.0, 1.0), 1, DType::F32, device),
+        "random_uniform",
+        "no dimensions",
+    );
     assert_invalid(Tensor::<B>::from_vec(vec![1.0; 3], [2, 2], device), "from_vec", "3 values");
     assert_invalid(Tensor::<B>::from_vec(vec![1.0; 5], [2, 2], device), "from_vec", "5 values");
     // Shapes whose element count overflows, or cannot be allocated, are errors rather than panics or aborts.
-    assert_invalid(Tensor::<B>::full([usize::MAX, 2], 0.0, device), "full", "too large");
+    assert_invalid(Tensor::<B>::full([usize::MAX, 2], 0.0, DType::F32, device), "full", "too large");
     assert_invalid(Tensor::<B>::from_vec(Vec::new(), [usize::MAX, 0], device), "from_vec", "too large");
-    assert_invalid(Tensor::<B>::random_normal([1 << 62], 0.0, 1.0, 1, device), "random_normal", "too large");
-    assert_invalid(Tensor::<B>::random_uniform([2], 1.0, 1.0, 1, device), "random_uniform", "low < high");
-    assert_invalid(Tensor::<B>::random_normal([2], 0.0, f32::NAN, 1, device), "random_normal", "std");
+    assert_invalid(
+        Tensor::<B>::random_normal([1 << 62], (0.0, 1.0), 1, DType::F32, device),
+        "random_normal",
+        "too large",
+    );
+    assert_invalid(Tensor::<B>::random_uniform([2], (1.0, 1.0), 1, DType::F32, device), "random_uniform", "low < high");
+    assert_invalid(Tensor::<B>::random_normal([2], (0.0, f64::NAN), 1, DType::F32, device), "random_normal", "std");
 }
 
 fn other_arguments_out_of_their_domain<B: Backend>(device: &B::Device) {
@@ -111,7 +120,8 @@ fn other_arguments_out_of_their_domain<B: Backend>(device: &B::Device) {
 /// Dividing by a subnormal divides; its reciprocal would overflow to infinity and turn 0 / s into NaN.
 fn division_by_a_subnormal_scalar_is_exact<B: Backend>(device: &B::Device) {
     let tiny = f32::MIN_POSITIVE / 4.0;
-    let quotient = Tensor::<B>::from_vec(vec![0.0, tiny, -tiny], [3], device).unwrap().div_scalar(tiny).unwrap();
+    let quotient =
+        Tensor::<B>::from_vec(vec![0.0, tiny, -tiny], [3], device).unwrap().div_scalar(f64::from(tiny)).unwrap();
     assert_eq!(quotient.to_vec().unwrap(), [0.0, 1.0, -1.0]);
 }
 

@@ -8,7 +8,7 @@ use dispatch_core::{Backend, BaseBackend, DType, Error, Result, Tensor};
 use dispatch_tests::{assert_close, check_gradients};
 
 fn random<B: Backend>(dims: &[usize], seed: u64, device: &B::Device) -> Tensor<B> {
-    Tensor::random_uniform(dims, -1.0, 1.0, seed, device).unwrap()
+    Tensor::random_uniform(dims, (-1.0, 1.0), seed, DType::F32, device).unwrap()
 }
 
 /// `conv2d` by direct loops over every output, tap and channel, in f64.

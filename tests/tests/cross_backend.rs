@@ -29,8 +29,8 @@ enum Op {
         other_first: bool,
         seed: u64,
     },
-    AddScalar(f32),
-    MulScalar(f32),
+    AddScalar(f64),
+    MulScalar(f64),
     Neg,
     Relu,
     Sigmoid,
@@ -40,7 +40,7 @@ enum Op {
     /// `log(x² + 1)`: defined everywhere.
     SoftLog,
     /// `(sigmoid(x) + 0.5)^p`: a base in (0.5, 1.5), positive for fractional exponents and bounded when repeated.
-    Power(f32),
+    Power(f64),
     Matmul {
         other: Vec<usize>,
         seed: u64,
@@ -117,8 +117,8 @@ fn plan(input: Vec<usize>, raw_ops: &[RawOp]) -> Program {
                 let other = broadcast_partner(&shape, b);
                 Op::Binary { kind, other, other_first: a % 2 == 1 && !matches!(kind, BinaryKind::Div), seed }
             }
-            4 => Op::AddScalar(a as f32 / 64.0 - 2.0),
-            5 => Op::MulScalar(a as f32 / 64.0 - 2.0),
+            4 => Op::AddScalar(a as f64 / 64.0 - 2.0),
+            5 => Op::MulScalar(a as f64 / 64.0 - 2.0),
             6 => Op::Neg,
             7 => Op::Relu,
             8 => Op::Sigmoid,
@@ -228,12 +228,12 @@ fn with_dim(shape: &[usize], axis: usize, size: usize) -> Vec<usize> {
 /// Seeded uniform samples (the same on every backend), in `dtype`.
 fn random<B: Backend>(
     dims: &[usize],
-    (low, high): (f32, f32),
+    (low, high): (f64, f64),
     seed: u64,
     dtype: DType,
     device: &B::Device,
 ) -> Result<Tensor<B>> {
-    Tensor::random_uniform(dims, low, high, seed, device)?.cast(dtype)
+    Tensor::random_uniform(dims, (low, high), seed, dtype, device)
 }
 
 fn run<B: Backend>(program: &Program, input: &Tensor<B>) -> Result<Tensor<B>> {

@@ -7,8 +7,8 @@ use derive_support::data::two_classes;
 use derive_support::host_backend::{HostBackend, HostDevice};
 use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::nn::{Mlp, MlpGradients, one_hot};
-use dispatch_core::{AutodiffBackend, AutodiffDevice, Backend, DeviceOf, Dispatch, Error, Result, Tensor};
-use dispatch_tests::assert_close;
+use dispatch_core::{AutodiffBackend, AutodiffDevice, Backend, DType, DeviceOf, Dispatch, Error, Result, Tensor};
+use dispatch_tests::{assert_close, assert_close_f64};
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]
 pub enum Device {
@@ -40,7 +40,7 @@ fn flat<B: Backend>(gradients: &MlpGradients<B>) -> Vec<f32> {
     gradients.tensors().iter().flat_map(|tensor| tensor.to_vec().unwrap()).collect()
 }
 
-fn autodiff_gradients<B: AutodiffBackend>(device: &(impl DeviceOf<B> + ?Sized)) -> (f32, Vec<f32>) {
+fn autodiff_gradients<B: AutodiffBackend>(device: &(impl DeviceOf<B> + ?Sized)) -> (f64, Vec<f32>) {
     let (model, x, targets) = setup::<B>(device).unwrap();
     let gradients = model.gradients_by_autodiff(&x, &targets).unwrap();
     (gradients.loss, flat(&gradients))
@@ -85,7 +85,7 @@ fn every_base_backend_gives_the_same_gradients_under_autodiff() {
 
 #[test]
 fn training_steps_on_every_autodiff_device_follow_backprop_by_hand() {
-    let train = |device: &Device| -> Vec<f32> {
+    let train = |device: &Device| -> Vec<f64> {
         let (mut model, x, targets) = setup::<DeviceBackend>(device).unwrap();
         (0..15)
             .map(|_| {
@@ -96,7 +96,7 @@ fn training_steps_on_every_autodiff_device_follow_backprop_by_hand() {
             .collect()
     };
     let (mut model, x, targets) = setup::<NdArray>(&NdArrayDevice).unwrap();
-    let reference: Vec<f32> = (0..15)
+    let reference: Vec<f64> = (0..15)
         .map(|_| {
             let gradients = model.gradients_by_hand(&x, &targets).unwrap();
             model = model.step(&gradients, 0.5).unwrap();
@@ -105,13 +105,13 @@ fn training_steps_on_every_autodiff_device_follow_backprop_by_hand() {
         .collect();
     assert!(reference[14] < reference[0] * 0.9, "the model learns: {reference:?}");
     for name in ["autodiff:candle", "autodiff:ndarray", "autodiff:host"] {
-        assert_close(&train(&name.parse().unwrap()), &reference, 1e-4);
+        assert_close_f64(&train(&name.parse().unwrap()), &reference, 1e-4);
     }
 }
 
 #[test]
 fn gradient_ops_on_a_device_without_autodiff_are_errors() {
-    let plain = T::ones([2], &Device::Host(HostDevice)).unwrap();
+    let plain = T::ones([2], DType::F32, &Device::Host(HostDevice)).unwrap();
     for (op, error) in
         [("require_grad", plain.require_grad().unwrap_err()), ("backward", plain.backward().unwrap_err())]
     {
@@ -124,7 +124,7 @@ fn gradient_ops_on_a_device_without_autodiff_are_errors() {
 
 #[test]
 fn autodiff_tensors_mix_only_with_their_own_base() {
-    let on = |name: &str| T::ones([2], &name.parse::<Device>().unwrap()).unwrap();
+    let on = |name: &str| T::ones([2], DType::F32, &name.parse::<Device>().unwrap()).unwrap();
     let error = on("autodiff:candle").add(&on("autodiff:ndarray")).unwrap_err();
     assert_eq!(
         error.to_string(),

@@ -4,6 +4,7 @@
 mod derive_support;
 
 use derive_support::host_backend::{HostBackend, HostDevice};
+use dispatch_core::DType;
 use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::device::BackendDevice;
 use dispatch_core::{
@@ -211,7 +212,7 @@ fn available_lists_the_devices_usable_here_in_declaration_order() {
     // Every device available here runs an op.
     for device in Device::available() {
         let Route::Local(local) = device.route() else { panic!("{device} is local") };
-        let ones = Tensor::<DeviceBackend>::ones([2], &local).unwrap();
+        let ones = Tensor::<DeviceBackend>::ones([2], DType::F32, &local).unwrap();
         assert_eq!(ones.add(&ones).unwrap().to_vec().unwrap(), vec![2.0, 2.0], "{device}");
         assert_eq!(ones.device(), local, "{device}");
     }

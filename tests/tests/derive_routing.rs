@@ -3,6 +3,7 @@
 mod derive_support;
 
 use derive_support::host_backend::{HostBackend, HostDevice};
+use dispatch_core::DType;
 use dispatch_core::{Backend, Dispatch, DistributedDevice, Route, Tensor};
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]
@@ -29,7 +30,7 @@ fn route_splits_local_and_distributed_devices() {
 fn a_routed_device_takes_single_backend_ops() {
     let device: Device = "host".parse().unwrap();
     let Route::Local(local) = device.route() else { panic!("host is local") };
-    let tensor = Tensor::<DeviceBackend>::full([2], 3.0, &local).unwrap();
+    let tensor = Tensor::<DeviceBackend>::full([2], 3.0, DType::F32, &local).unwrap();
     assert_eq!(<DeviceBackend as Backend>::name(), "device", "named after the user's enum, not its local enum");
     assert_eq!(tensor.to_vec().unwrap(), vec![3.0, 3.0]);
     assert_eq!(tensor.device(), local);

@@ -8,7 +8,7 @@ use derive_support::host_backend::{HostBackend, HostDevice};
 use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::nn::{Mlp, one_hot};
 use dispatch_core::{Backend, DeviceOf, Dispatch, Error, Result, Tensor};
-use dispatch_tests::assert_close;
+use dispatch_tests::assert_close_f64;
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]
 pub enum Device {
@@ -21,7 +21,7 @@ pub enum Device {
 }
 
 /// Trains a small MLP with gradients by hand; returns the loss after each step and the final accuracy.
-fn train<B: Backend>(device: &(impl DeviceOf<B> + ?Sized)) -> Result<(Vec<f32>, f32)> {
+fn train<B: Backend>(device: &(impl DeviceOf<B> + ?Sized)) -> Result<(Vec<f64>, f32)> {
     let (features, labels) = two_classes(32);
     let x = Tensor::<B>::from_vec(features, [32, 2], device)?;
     let targets = one_hot::<B>(&labels, 2, device)?;
@@ -42,11 +42,11 @@ fn training_gives_the_same_losses_on_every_variant_and_on_the_backend_itself() {
     for name in Device::names() {
         let device: Device = name.parse().unwrap();
         let (losses, accuracy) = train::<DeviceBackend>(&device).unwrap();
-        assert_close(&losses, &reference, 1e-4);
+        assert_close_f64(&losses, &reference, 1e-4);
         assert_eq!(accuracy, reference_accuracy, "{name}");
     }
     let (candle, _) = train::<Candle>(&CandleDevice::default()).unwrap();
-    assert_close(&candle, &reference, 1e-4);
+    assert_close_f64(&candle, &reference, 1e-4);
 }
 
 #[test]

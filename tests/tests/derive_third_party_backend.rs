@@ -3,7 +3,7 @@
 mod derive_support;
 
 use derive_support::host_backend::{HostBackend, HostDevice};
-use dispatch_core::{Backend, Dispatch, Error, ParseDeviceError, Tensor};
+use dispatch_core::{Backend, DType, Dispatch, Error, ParseDeviceError, Tensor};
 
 /// Two variants on the same third-party backend, one renamed, one compiled out by a compound cfg.
 #[derive(Clone, Debug, PartialEq, Dispatch)]
@@ -30,7 +30,7 @@ fn ops_dispatch_to_the_variant_the_operands_live_on() {
     assert_eq!(a.transpose().unwrap().to_vec().unwrap(), vec![1.0, 3.0, 2.0, 4.0]);
     assert_eq!(a.sum_dim(1).unwrap().to_vec().unwrap(), vec![3.0, 7.0]);
     assert_eq!(a.device(), device);
-    let on_other = T::ones([2], &Device::Other(HostDevice)).unwrap();
+    let on_other = T::ones([2], DType::F32, &Device::Other(HostDevice)).unwrap();
     assert_eq!(on_other.device(), Device::Other(HostDevice));
     assert_eq!(DeviceBackend::name(), "device");
 }
@@ -53,7 +53,7 @@ fn binary_ops_across_variants_are_errors_naming_both_devices() {
         devices.sort();
         assert_eq!(devices, ["host", "spare"], "{op}: {error}");
     }
-    let matrix = |device| T::ones([2, 2], &device).unwrap();
+    let matrix = |device| T::ones([2, 2], DType::F32, &device).unwrap();
     let error = matrix(Device::Host(HostDevice)).matmul(&matrix(Device::Other(HostDevice))).unwrap_err();
     assert_eq!(error.to_string(), "`matmul` mixes devices: `host` and `spare`; move one with `to_device` first");
 }
@@ -64,7 +64,7 @@ fn to_device_moves_between_variants() {
     let moved = host.to_device(&Device::Other(HostDevice)).unwrap();
     assert_eq!(moved.device(), Device::Other(HostDevice));
     assert_eq!(moved.to_vec().unwrap(), vec![1.0, 2.0]);
-    let spare = T::ones([2], &Device::Other(HostDevice)).unwrap();
+    let spare = T::ones([2], DType::F32, &Device::Other(HostDevice)).unwrap();
     assert_eq!(moved.add(&spare).unwrap().to_vec().unwrap(), vec![2.0, 3.0]);
     assert!(T::cat(&[], 0).is_err());
 }

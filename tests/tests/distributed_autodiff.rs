@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use dispatch_core::DType;
 use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::distributed::{Communicator, ReduceOp, run_in_process};
 use dispatch_core::nn::{Mlp, MlpGradients, one_hot};
@@ -111,7 +112,7 @@ type Batch<B> = (Tensor<Autodiff<B>>, Tensor<Autodiff<B>>);
 
 /// A batch of 8 rows of 4 features and their one-hot labels over 3 classes, the same on every backend.
 fn batch<B: BaseBackend>(device: &impl DeviceOf<Autodiff<B>>) -> Result<Batch<B>> {
-    let x = Tensor::random_uniform([8, 4], -1.0, 1.0, 7, device)?;
+    let x = Tensor::random_uniform([8, 4], (-1.0, 1.0), 7, DType::F32, device)?;
     let labels = [0, 2, 1, 1, 0, 2, 2, 1];
     Ok((x, one_hot(&labels, 3, device)?))
 }
@@ -129,7 +130,7 @@ fn whole_and_data_parallel<B: BaseBackend>(
         let local = model.gradients_by_autodiff(&x, &targets)?;
         let reduced = local.tensors().map(|gradient| comm.all_reduce(gradient, ReduceOp::Mean));
         let [w1, b1, w2, b2] = reduced;
-        let loss = comm.all_reduce(&Tensor::from_vec(vec![local.loss], [1], &device)?, ReduceOp::Mean)?;
+        let loss = comm.all_reduce(&Tensor::from_vec(vec![local.loss as f32], [1], &device)?, ReduceOp::Mean)?;
         Ok(MlpGradients::from_tensors(loss.to_scalar()?, [w1?, b1?, w2?, b2?]))
     })
     .unwrap()

@@ -5,10 +5,11 @@ use std::time::Duration;
 
 mod distributed_support;
 
+use dispatch_core::DType;
 use dispatch_core::backends::{NdArray, NdArrayDevice};
 use dispatch_core::distributed::{self, Rank, ReduceOp, mpi};
 use dispatch_core::{AutodiffDevice, Dispatch, DistributedDevice, Error, Result, Route, Tensor};
-use dispatch_tests::assert_close;
+use dispatch_tests::assert_close_f64;
 use distributed_support::{Device, DeviceBackend, DeviceBase, DeviceLocal, STEPS, train};
 
 fn device(spec: &str) -> Device {
@@ -53,7 +54,7 @@ fn a_local_device_runs_the_work_as_a_world_of_one() {
 #[test]
 fn a_world_of_one_still_checks_its_arguments() {
     let results = distributed::run(&device("cpu"), |rank| {
-        let tensor = Tensor::<DeviceBackend>::ones([3], rank.device())?;
+        let tensor = Tensor::<DeviceBackend>::ones([3], DType::F32, rank.device())?;
         Ok((rank.broadcast(&tensor, 1).map(drop), rank.reduce_scatter(&tensor, ReduceOp::Sum)?.to_vec()?))
     })
     .into_values()
@@ -124,7 +125,7 @@ fn data_parallel_training_follows_the_single_device_loss_curve() {
     ] {
         let curves = distributed::run(&device(spec), train).into_values().unwrap();
         for curve in curves {
-            assert_close(&curve, &single, 1e-4);
+            assert_close_f64(&curve, &single, 1e-4);
         }
     }
 }
@@ -165,7 +166,7 @@ fn a_local_device_called_mpi_still_runs_in_a_list_of_ranks() {
     let Route::Distributed(cluster) = machines.route() else { panic!("{machines} is not a cluster") };
     assert_eq!(cluster.local_devices(), &[MachinesLocal::Mpi(NdArrayDevice), MachinesLocal::Mpi(NdArrayDevice)]);
     let sums = distributed::run(&machines, |rank| {
-        let tensor = Tensor::<MachinesBackend>::ones([2], rank.device())?;
+        let tensor = Tensor::<MachinesBackend>::ones([2], DType::F32, rank.device())?;
         rank.all_reduce(&tensor, ReduceOp::Sum)?.to_vec()
     });
     assert_eq!(sums.into_values().unwrap(), vec![vec![2.0, 2.0]; 2]);

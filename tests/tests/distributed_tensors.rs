@@ -95,11 +95,11 @@ fn scaled_gradients(scale: f32) -> Result<MlpGradients<NdArray>> {
         Tensor::<NdArray>::from_vec(vec![scale * (index + 1) as f32; dims.iter().product()], dims, &NdArrayDevice)
     };
     let tensors = [filled(0, &[2, 3])?, filled(1, &[3])?, filled(2, &[3, 2])?, filled(3, &[2])?];
-    Ok(MlpGradients::from_tensors(scale, tensors))
+    Ok(MlpGradients::from_tensors(f64::from(scale), tensors))
 }
 
 /// The loss, and every gradient's values and dims.
-type HostGradients = (f32, Vec<(Vec<f32>, Vec<usize>)>);
+type HostGradients = (f64, Vec<(Vec<f32>, Vec<usize>)>);
 
 fn host_values(gradients: &MlpGradients<NdArray>) -> Result<HostGradients> {
     let tensors =

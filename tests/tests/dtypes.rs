@@ -20,13 +20,21 @@ fn every_dtype_holds_its_own_rounding_of_the_values<B: Backend>(device: &B::Devi
         assert_eq!(x.dtype(), dtype);
         let expected: Vec<f64> = VALUES.iter().map(|&value| dtype.round(value)).collect();
         assert_eq!(x.to_f64_vec().unwrap(), expected, "{dtype}");
-        let as_f32: Vec<f32> = expected.iter().map(|&value| value as f32).collect();
-        assert_eq!(x.to_vec().unwrap(), as_f32, "{dtype} read as f32");
-        let full = Tensor::<B>::full_of(dtype, [2], 1.0 / 3.0, device).unwrap();
+        // `to_vec` reads f32 values: other dtypes are an error naming the dtype, never a silent rounding.
+        match x.to_vec() {
+            Ok(values) if dtype == DType::F32 => {
+                assert_eq!(values, expected.iter().map(|&value| value as f32).collect::<Vec<_>>())
+            }
+            Err(Error::UnexpectedDType { op: "to_vec", expected: DType::F32, actual }) if dtype != DType::F32 => {
+                assert_eq!(actual, dtype)
+            }
+            other => panic!("{dtype} read with to_vec: {other:?}"),
+        }
+        let full = Tensor::<B>::full([2], 1.0 / 3.0, dtype, device).unwrap();
         assert_eq!((full.dtype(), full.to_f64_vec().unwrap()), (dtype, vec![dtype.round(1.0 / 3.0); 2]));
     }
     // The constructors that take f32 data give F32.
-    assert_eq!(Tensor::<B>::zeros([2], device).unwrap().dtype(), DType::F32);
+    assert_eq!(Tensor::<B>::zeros([2], DType::F32, device).unwrap().dtype(), DType::F32);
     assert_eq!(Tensor::<B>::from_vec(vec![1.0], [1], device).unwrap().dtype(), DType::F32);
 }
 
@@ -98,7 +106,7 @@ fn ops_of_every_family<B: Backend>() -> Vec<FloatOp<B>> {
 }
 
 fn every_op_keeps_the_dtype_and_computes_in_it<B: Backend>(device: &B::Device) {
-    let x = Tensor::<B>::random_uniform([1, 2, 4, 4], -1.0, 1.0, 3, device).unwrap();
+    let x = Tensor::<B>::random_uniform([1, 2, 4, 4], (-1.0, 1.0), 3, DType::F32, device).unwrap();
     let x = Tensor::cat(&[x.clone(), x.mul_scalar(-0.5).unwrap()], 0).unwrap();
     for dtype in DType::ALL {
         let input = x.cast(dtype).unwrap();
@@ -191,7 +199,95 @@ fn half_precision_rounds_each_result_once<B: Backend>(device: &B::Device) {
     }
 }
 
+/// An F64 program computes in f64 from constructor to `to_f64_vec`: scalars enter as `f64`, constructors and
+/// conversions take the dtype, nothing passes through f32 on the way.
+fn f64_programs_compute_in_f64_throughout<B: Backend>(device: &B::Device) {
+    let x = tensor::<B>(&[1.0, -2.0], &[2], DType::F64, device);
+    let values = |tensor: Result<Tensor<B>>| tensor.unwrap().to_f64_vec().unwrap();
+    // In f32, 0.1 would be 0.100000001490116...: each of these would be off by about 1e-9.
+    assert_eq!(values(x.add_scalar(0.1)), [1.0 + 0.1, -2.0 + 0.1]);
+    assert_eq!(values(x.sub_scalar(0.1)), [1.0 - 0.1, -2.0 - 0.1]);
+    assert_eq!(values(x.mul_scalar(0.1)), [0.1, -0.2]);
+    assert_eq!(values(x.div_scalar(3.0)), [1.0 / 3.0, -2.0 / 3.0]);
+    assert_eq!(values(x.clamp(-0.1, 0.1)), [0.1, -0.1]);
+    assert_eq!(values(x.abs().unwrap().powf_scalar(0.1)), [1.0, 2f64.powf(0.1)]);
+    assert_eq!(values(x.greater_scalar(1.0 - 1e-12)), [1.0, 0.0]);
+    assert_eq!(x.gt_scalar(1.0 - 1e-12).unwrap().to_vec().unwrap(), [true, false]);
+    assert_eq!(x.eq_scalar(1.0 + 1e-12).unwrap().to_vec().unwrap(), [false, false]);
+    let mask = x.lt_scalar(0.0).unwrap();
+    assert_eq!(values(x.mask_fill(&mask, 0.1)), [1.0, 0.1]);
+    // A divisor whose reciprocal overflows f32 but not f64, and one whose reciprocal overflows f64.
+    let tiny = tensor::<B>(&[0.0, 1e-40, -3e-40], &[3], DType::F64, device);
+    let quotients = values(tiny.div_scalar(1e-40));
+    assert!(close_f64(quotients[1], 1.0, 1e-15) && close_f64(quotients[2], -3.0, 1e-15) && quotients[0] == 0.0);
+    let subnormal = tensor::<B>(&[0.0, 1e-310], &[2], DType::F64, device);
+    assert_eq!(values(subnormal.div_scalar(1e-310)), [0.0, 1.0]);
+    // The variance's divisor in f64: the exact 7/3 to an ulp or two.
+    let spread = tensor::<B>(&[1.0, 2.0, 4.0], &[3], DType::F64, device);
+    assert!(close_f64(values(spread.var_dim(0, 1))[0], 7.0 / 3.0, 1e-15));
+    assert_eq!(tensor::<B>(&[0.1], &[1], DType::F64, device).to_scalar().unwrap(), 0.1);
+
+    // Constructors and conversions take the dtype.
+    for dtype in DType::ALL {
+        let full = Tensor::<B>::full([2], 0.1, dtype, device).unwrap();
+        assert_eq!((full.dtype(), full.to_f64_vec().unwrap()), (dtype, vec![dtype.round(0.1); 2]));
+        assert_eq!(Tensor::<B>::zeros([2], dtype, device).unwrap().dtype(), dtype);
+        assert_eq!(Tensor::<B>::ones([2], dtype, device).unwrap().dtype(), dtype);
+        assert_eq!(
+            (full.zeros_like().unwrap().dtype(), full.ones_like().unwrap().to_f64_vec().unwrap()),
+            (dtype, vec![1.0; 2])
+        );
+        let uniform = Tensor::<B>::random_uniform([64], (0.0, 1.0), 5, dtype, device).unwrap();
+        let normal = Tensor::<B>::random_normal([64], (0.0, 1.0), 5, dtype, device).unwrap();
+        for samples in [&uniform, &normal] {
+            assert_eq!(samples.dtype(), dtype);
+            assert!(samples.to_f64_vec().unwrap().iter().all(|&value| value == dtype.round(value)));
+        }
+        let ids = dispatch_core::IntTensor::<B>::from_vec(vec![16_777_217, -3], [2], device).unwrap();
+        let floats = ids.float(dtype).unwrap();
+        assert_eq!((floats.dtype(), floats.to_f64_vec().unwrap()), (dtype, vec![dtype.round(16_777_217.0), -3.0]));
+        let one_hot = dispatch_core::IntTensor::<B>::from_vec(vec![1], [1], device).unwrap().one_hot(3, dtype).unwrap();
+        assert_eq!((one_hot.dtype(), one_hot.to_f64_vec().unwrap()), (dtype, vec![0.0, 1.0, 0.0]));
+        let flags =
+            dispatch_core::BoolTensor::<B>::from_vec(vec![true, false], [2], device).unwrap().float(dtype).unwrap();
+        assert_eq!((flags.dtype(), flags.to_f64_vec().unwrap()), (dtype, vec![1.0, 0.0]));
+    }
+    // F64 keeps what F32 rounds away: an F64 sample that is not an f32.
+    let fine = Tensor::<B>::random_uniform([64], (0.0, 1.0), 5, DType::F64, device).unwrap().to_f64_vec().unwrap();
+    assert!(fine.iter().any(|&value| value != f64::from(value as f32)));
+}
+
+/// F64 to F16 or BF16 rounds once to the nearest value (ties to even): through f32, or by dropping bits, these
+/// values would round twice and land one step off.
+fn f64_to_half_precision_rounds_once<B: Backend>(device: &B::Device) {
+    let two = |exponent: i32| 2f64.powi(exponent);
+    let cases = [
+        (DType::BF16, 1.0 + two(-8) + two(-40), 1.0078125),
+        (DType::BF16, -(1.0 + two(-8) + two(-40)), -1.0078125),
+        (DType::F16, two(-25) + two(-60), two(-24)),
+        (DType::F16, 1.0 + two(-11) + two(-50), 1.0 + two(-10)),
+    ];
+    for (dtype, value, expected) in cases {
+        let from_data = tensor::<B>(&[value], &[1], dtype, device);
+        let cast = tensor::<B>(&[value], &[1], DType::F64, device).cast(dtype).unwrap();
+        let full = Tensor::<B>::full([1], value, dtype, device).unwrap();
+        let scalar = tensor::<B>(&[0.0], &[1], dtype, device).add_scalar(value).unwrap();
+        for (how, result) in [("from_f64_vec", from_data), ("cast", cast), ("full", full), ("add_scalar", scalar)] {
+            assert_eq!(result.to_f64_vec().unwrap(), [expected], "{value:e} to {dtype} by {how}");
+        }
+    }
+}
+
+/// The same through `Autodiff`, which forwards every scalar and dtype to its base backend.
+fn f64_stays_f64_under_autodiff<B: BaseBackend>(device: &B::Device) {
+    f64_programs_compute_in_f64_throughout::<Autodiff<B>>(device);
+    f64_to_half_precision_rounds_once::<Autodiff<B>>(device);
+}
+
 dispatch_tests::tests_on_every_base_backend!(
+    f64_programs_compute_in_f64_throughout,
+    f64_stays_f64_under_autodiff,
+    f64_to_half_precision_rounds_once,
     every_dtype_holds_its_own_rounding_of_the_values,
     cast_rounds_to_the_nearest_value_of_the_target,
     f64_keeps_what_f32_loses,
@@ -209,6 +305,8 @@ fn a_derived_enum_keeps_the_dtype_within_and_across_its_variants() {
     let devices = every_device();
     for device in &devices {
         every_dtype_holds_its_own_rounding_of_the_values::<DeviceBackend>(device);
+        f64_programs_compute_in_f64_throughout::<DeviceBackend>(device);
+        f64_to_half_precision_rounds_once::<DeviceBackend>(device);
         cast_rounds_to_the_nearest_value_of_the_target::<DeviceBackend>(device);
         mixing_dtypes_is_an_error_naming_both::<DeviceBackend>(device);
     }

@@ -14,7 +14,7 @@ pub trait FusedOps: Backend {
     fn fused_mul_add(a: &Self::FloatTensor, b: &Self::FloatTensor, c: &Self::FloatTensor) -> Result<Self::FloatTensor>;
 
     /// The index of the largest entry of `x * scale` along `axis`: a plain parameter, an int output.
-    fn scaled_argmax(x: &Self::FloatTensor, scale: f32, axis: usize) -> Result<Self::IntTensor>;
+    fn scaled_argmax(x: &Self::FloatTensor, scale: f64, axis: usize) -> Result<Self::IntTensor>;
 
     /// A tensor of `value`s on `device`: sent by its device.
     fn constant(shape: Shape, value: f64, device: &Self::Device) -> Result<Self::FloatTensor>;
@@ -45,7 +45,7 @@ impl FusedOps for NdArray {
         }
     }
 
-    fn scaled_argmax(x: &NdArrayTensor, scale: f32, axis: usize) -> Result<<NdArray as Backend>::IntTensor> {
+    fn scaled_argmax(x: &NdArrayTensor, scale: f64, axis: usize) -> Result<<NdArray as Backend>::IntTensor> {
         NdArray::argmax(&NdArray::mul_scalar(x, scale)?, axis)
     }
 
@@ -64,7 +64,7 @@ impl FusedOps for Candle {
         Candle::add(&Candle::mul(a, b)?, c)
     }
 
-    fn scaled_argmax(x: &CandleTensor, scale: f32, axis: usize) -> Result<CandleTensor> {
+    fn scaled_argmax(x: &CandleTensor, scale: f64, axis: usize) -> Result<CandleTensor> {
         Candle::argmax(&Candle::mul_scalar(x, scale)?, axis)
     }
 
@@ -83,7 +83,7 @@ impl<B: FusedOps + BaseBackend> FusedOps for Autodiff<B> {
         }))
     }
 
-    fn scaled_argmax(x: &AutodiffTensor<B>, scale: f32, axis: usize) -> Result<B::IntTensor> {
+    fn scaled_argmax(x: &AutodiffTensor<B>, scale: f64, axis: usize) -> Result<B::IntTensor> {
         B::scaled_argmax(x.primitive(), scale, axis)
     }
 

@@ -28,7 +28,7 @@ fn index_select_picks_and_select_add_adds_back<B: Backend>(device: &B::Device) {
     assert_invalid_argument(x.index_select(0, &ints(&[-1], &[1], device)), "index_select", "index -1");
     assert_invalid_argument(x.index_select(0, &ints(&[0, 1], &[1, 2], device)), "index_select", "1-D");
     // Repeated indices add up.
-    let zeros = Tensor::<B>::zeros([3, 2], device).unwrap();
+    let zeros = Tensor::<B>::zeros([3, 2], DType::F32, device).unwrap();
     let added = zeros.select_add(0, &ints(&[2, 0, 2], &[3], device), &picked).unwrap();
     assert_eq!(added.to_vec().unwrap(), [1.0, 2.0, 0.0, 0.0, 10.0, 12.0]);
     assert!(matches!(
@@ -44,10 +44,10 @@ fn embedding_and_one_hot_follow_the_ids<B: Backend>(device: &B::Device) {
     assert_eq!(rows.dims(), [2, 2, 2]);
     assert_eq!(rows.to_vec().unwrap(), [2.0, 2.1, 0.0, 0.1, 1.0, 1.1, 2.0, 2.1]);
     assert_invalid_argument(weights.embedding(&ints(&[3], &[1], device)), "index_select", "out of range");
-    let hot = ints::<B>(&[1, 0, 2], &[3], device).one_hot(3).unwrap();
+    let hot = ints::<B>(&[1, 0, 2], &[3], device).one_hot(3, DType::F32).unwrap();
     assert_eq!((hot.dims(), hot.to_vec().unwrap()), (vec![3, 3], vec![0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]));
-    assert_invalid_argument(ints::<B>(&[3], &[1], device).one_hot(3), "one_hot", "outside 0..3");
-    assert_invalid_argument(ints::<B>(&[-2], &[1], device).one_hot(3), "one_hot", "index -2");
+    assert_invalid_argument(ints::<B>(&[3], &[1], device).one_hot(3, DType::F32), "one_hot", "outside 0..3");
+    assert_invalid_argument(ints::<B>(&[-2], &[1], device).one_hot(3, DType::F32), "one_hot", "index -2");
 }
 
 fn expand_flip_and_stack<B: Backend>(device: &B::Device) {
@@ -99,7 +99,7 @@ fn gather_and_scatter_add<B: Backend>(device: &B::Device) {
     assert_eq!((picked.dims(), picked.to_vec().unwrap()), (vec![2, 2], vec![3.0, 1.0, 5.0, 5.0]));
     assert_invalid_argument(x.gather(1, &ints(&[3, 0], &[2, 1], device)), "gather", "index 3 is out of range");
     assert!(matches!(x.gather(1, &ints(&[0, 0, 0], &[3, 1], device)), Err(Error::ShapeMismatch { op: "gather", .. })));
-    let zeros = Tensor::<B>::zeros([2, 3], device).unwrap();
+    let zeros = Tensor::<B>::zeros([2, 3], DType::F32, device).unwrap();
     let added = zeros.scatter_add(1, &ints(&[2, 0, 1, 1], &[2, 2], device), &picked).unwrap();
     assert_eq!(added.to_vec().unwrap(), [1.0, 0.0, 3.0, 0.0, 10.0, 0.0]);
 }

@@ -2,6 +2,7 @@
 //! comparisons and masks that connect them to float tensors, their gradients under `Autodiff`, and their dispatch
 //! through a derived enum (a tensor of another variant is a `DeviceMismatch`, never a panic).
 
+use dispatch_core::DType;
 use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::{AutodiffDevice, Backend, BoolTensor, Dispatch, Error, IntTensor, Result, Tensor};
 use dispatch_tests::{assert_invalid_argument, bools, floats, ints};
@@ -46,7 +47,7 @@ fn int_arithmetic_broadcasts_wraps_and_refuses_division_by_zero<B: Backend>(devi
     assert_eq!(row.gt(&twos).unwrap().to_vec().unwrap(), [false, false, true]);
     assert_eq!(row.ge(&twos).unwrap().to_vec().unwrap(), [false, true, true]);
     assert_eq!(column.lt(&row).unwrap().dims(), [2, 3]);
-    assert_eq!(row.float().unwrap().to_vec().unwrap(), [1.0, 2.0, 3.0]);
+    assert_eq!(row.float(DType::F32).unwrap().to_vec().unwrap(), [1.0, 2.0, 3.0]);
 }
 
 fn bool_logic_broadcasts_and_casts<B: Backend>(device: &B::Device) {
@@ -63,7 +64,7 @@ fn bool_logic_broadcasts_and_casts<B: Backend>(device: &B::Device) {
         (vec![false], vec![true])
     );
     assert_eq!(a.int().unwrap().to_vec().unwrap(), [1, 1, 0, 0]);
-    assert_eq!(a.float().unwrap().to_vec().unwrap(), [1.0, 1.0, 0.0, 0.0]);
+    assert_eq!(a.float(DType::F32).unwrap().to_vec().unwrap(), [1.0, 1.0, 0.0, 0.0]);
     assert_eq!(&a.device(), device);
     assert!(matches!(a.and(&bools::<B>(&[true; 3], &[3], device)), Err(Error::ShapeMismatch { .. })));
 }
@@ -96,7 +97,7 @@ fn masks_pick_and_fill_with_broadcasting<B: Backend>(device: &B::Device) {
     let picked = Tensor::mask_where(&mask, &a, &b).unwrap();
     assert_eq!(picked.dims(), [2, 3]);
     assert_eq!(picked.to_vec().unwrap(), [1.0, -1.0, 3.0, 4.0, -1.0, 6.0]);
-    let filled = a.mask_fill(&mask, f32::NEG_INFINITY).unwrap();
+    let filled = a.mask_fill(&mask, f64::NEG_INFINITY).unwrap();
     assert_eq!(
         filled.to_vec().unwrap(),
         [f32::NEG_INFINITY, 2.0, f32::NEG_INFINITY, f32::NEG_INFINITY, 5.0, f32::NEG_INFINITY]
@@ -139,7 +140,7 @@ fn mask_gradients<B: dispatch_core::BaseBackend>(device: &B::Device) {
     let gradients = loss.backward().unwrap();
     assert_eq!(a.grad(&gradients).unwrap().to_vec().unwrap(), [0.0, 2.0, 0.0, 0.0, 5.0, 0.0]);
     // Comparisons and casts record nothing: their outputs are new leaves.
-    assert_eq!(a.gt_scalar(2.0).unwrap().float().unwrap().id(), None);
+    assert_eq!(a.gt_scalar(2.0).unwrap().float(DType::F32).unwrap().id(), None);
 }
 
 #[test]
@@ -175,7 +176,7 @@ fn a_derived_enum_dispatches_int_and_bool_tensors_to_their_variant() {
         assert_eq!(x.device(), device, "{name}");
         let mask = x.eq_scalar(2).unwrap();
         assert_eq!(mask.device(), device, "{name}");
-        let picked = Tensor::mask_where(&mask, &x.float().unwrap(), &floats(&[0.0], &[1], &device)).unwrap();
+        let picked = Tensor::mask_where(&mask, &x.float(DType::F32).unwrap(), &floats(&[0.0], &[1], &device)).unwrap();
         assert_eq!(picked.to_vec().unwrap(), [0.0, 2.0, 0.0], "{name}");
         assert_eq!(picked.device(), device, "{name}");
     }

@@ -10,7 +10,7 @@ use dispatch_tests::{check_gradients, ints};
 
 /// Seeded values in `[-1, 1)`, the inputs of a gradient check.
 fn values<B: Backend>(dims: &[usize], seed: u64, device: &B::Device) -> (Vec<f64>, Vec<usize>) {
-    let tensor = Tensor::<B>::random_uniform(dims, -1.0, 1.0, seed, device).unwrap();
+    let tensor = Tensor::<B>::random_uniform(dims, (-1.0, 1.0), seed, DType::F32, device).unwrap();
     (tensor.to_f64_vec().unwrap(), dims.to_vec())
 }
 
@@ -85,7 +85,8 @@ fn layers_compute_what_they_say<B: Backend>(device: &B::Device) {
 
     // Causal: the first position attends to itself alone, so its output does not depend on what follows.
     let attention = CausalSelfAttention::<B>::new(4, 2, 3, DType::F64, device).unwrap();
-    let x = Tensor::<B>::random_uniform([1, 3, 4], -1.0, 1.0, 4, device).unwrap().cast(DType::F64).unwrap();
+    let x =
+        Tensor::<B>::random_uniform([1, 3, 4], (-1.0, 1.0), 4, DType::F32, device).unwrap().cast(DType::F64).unwrap();
     let changed_tail = x.slice_assign(1, 1, &x.narrow(1, 1, 2).unwrap().neg().unwrap()).unwrap();
     let first = |x: &Tensor<B>| attention.forward(x).unwrap().narrow(1, 0, 1).unwrap().to_f64_vec().unwrap();
     assert_eq!(first(&x), first(&changed_tail));
@@ -97,7 +98,7 @@ fn bad_input_is_a_typed_error<B: Backend>(device: &B::Device) {
         Err(Error::InvalidArgument { op: "CausalSelfAttention::new", .. })
     ));
     assert!(matches!(Dropout::new(1.0, 0), Err(Error::InvalidArgument { .. })));
-    let logits = Tensor::<B>::zeros([2, 3], device).unwrap();
+    let logits = Tensor::<B>::zeros([2, 3], DType::F32, device).unwrap();
     let error = cross_entropy(&logits, &ints(&[0, 1, 2], &[3], device)).unwrap_err();
     assert!(matches!(error, Error::ShapeMismatch { op: "cross_entropy", .. }), "{error}");
     let error = cross_entropy(&logits, &ints(&[0, 3], &[2], device)).unwrap_err();
@@ -109,7 +110,7 @@ fn bad_input_is_a_typed_error<B: Backend>(device: &B::Device) {
 /// Dropout's mask comes from its seed: the same on every backend, new at each call, none in evaluation.
 fn dropout_is_seeded_and_scaled<B: Backend>(device: &B::Device) {
     let dropout = Dropout::new(0.5, 7).unwrap();
-    let x = Tensor::<B>::ones([1000], device).unwrap();
+    let x = Tensor::<B>::ones([1000], DType::F32, device).unwrap();
     let first = dropout.forward(&x, true).unwrap().to_vec().unwrap();
     let second = dropout.forward(&x, true).unwrap().to_vec().unwrap();
     assert!(first.iter().all(|&v| v == 0.0 || v == 2.0), "kept values are scaled by 1 / (1 - p)");

@@ -41,7 +41,7 @@ fn the_gpt_forward_pass_agrees_on_every_device_and_dtype() {
 
 #[test]
 fn lenet_forward_passes_and_gradients_agree_on_every_device() {
-    let images = Tensor::<NdArray>::random_uniform([2, 1, 28, 28], 0.0, 1.0, 5, &NdArrayDevice).unwrap();
+    let images = Tensor::<NdArray>::random_uniform([2, 1, 28, 28], (0.0, 1.0), 5, DType::F32, &NdArrayDevice).unwrap();
     let images = images.to_f64_vec().unwrap();
     let mut gradients = Vec::new();
     for device in every_device() {

@@ -95,7 +95,10 @@ fn sgd_with_momentum_and_weight_decay_takes_the_steps_worked_out_by_hand() {
 #[test]
 fn an_optimizer_state_saved_and_loaded_continues_exactly() {
     let model = Regressor::<Ad>::new(1, DType::F64, &NdArrayDevice).unwrap().tracked().unwrap();
-    let x = Tensor::<Ad>::random_uniform([4, 3], -1.0, 1.0, 5, &NdArrayDevice).unwrap().cast(DType::F64).unwrap();
+    let x = Tensor::<Ad>::random_uniform([4, 3], (-1.0, 1.0), 5, DType::F32, &NdArrayDevice)
+        .unwrap()
+        .cast(DType::F64)
+        .unwrap();
     let train = |model: Regressor<Ad>, optimizer: &mut AdamW<Ad>| {
         let loss = model.forward(&x).unwrap().square().unwrap().mean().unwrap();
         optimizer.step(model, &loss.backward().unwrap()).unwrap()
@@ -123,7 +126,7 @@ fn weights_saved_on_one_device_load_on_every_variant_and_dtype_with_the_same_out
     let trained = Regressor::<NdArray>::new(2, DType::F32, &NdArrayDevice).unwrap();
     let path = std::env::temp_dir().join(format!("dispatch-nn-weights-{}.safetensors", std::process::id()));
     record::save(&trained, &path).unwrap();
-    let x = Tensor::<NdArray>::random_uniform([5, 3], -1.0, 1.0, 9, &NdArrayDevice).unwrap();
+    let x = Tensor::<NdArray>::random_uniform([5, 3], (-1.0, 1.0), 9, DType::F32, &NdArrayDevice).unwrap();
     let expected = trained.forward(&x).unwrap().to_f64_vec().unwrap();
     let names: Vec<String> = trained.params().unwrap().into_iter().map(|(name, _)| name).collect();
     assert_eq!(names, ["input.weight", "input.bias", "norm.gamma", "norm.beta", "output.weight", "output.bias"]);
@@ -159,7 +162,7 @@ fn a_file_that_does_not_fit_the_model_is_an_error_naming_what() {
     assert!(missing.to_string().contains(&format!("no `{name}`")), "{missing}");
 
     let mut params = model.params().unwrap();
-    params.push(("extra.weight".to_owned(), Tensor::zeros([2], &device).unwrap()));
+    params.push(("extra.weight".to_owned(), Tensor::zeros([2], DType::F32, &device).unwrap()));
     let extra = record::load_bytes(model.clone(), &record::to_bytes(&params).unwrap()).unwrap_err();
     assert!(extra.to_string().contains("extra.weight"), "{extra}");
 
@@ -173,7 +176,7 @@ fn a_file_that_does_not_fit_the_model_is_an_error_naming_what() {
 /// The same short training run on every device of the enum that records gradients: the loss must fall below a
 /// tenth of where it started, and every device must see the same losses.
 fn losses_of_a_short_run<B: AutodiffBackend>(device: &B::Device) -> Vec<f64> {
-    let x = Tensor::<B>::random_uniform([16, 3], -1.0, 1.0, 3, device).unwrap().cast(DType::F64).unwrap();
+    let x = Tensor::<B>::random_uniform([16, 3], (-1.0, 1.0), 3, DType::F32, device).unwrap().cast(DType::F64).unwrap();
     let weights = Tensor::<B>::from_f64_vec(vec![0.5, -1.0, 2.0], [3, 1], DType::F64, device).unwrap();
     let y = x.matmul(&weights).unwrap().tanh().unwrap();
     let mut model = Regressor::<B>::new(4, DType::F64, device).unwrap().tracked().unwrap();

@@ -10,6 +10,7 @@
 
 use std::process::Command;
 
+use dispatch_core::DType;
 use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::distributed::{self, ReduceOp};
 use dispatch_core::{AutodiffDevice, Backend, Dispatch, DistributedDevice, Error, Result, Tensor, memory};
@@ -62,25 +63,27 @@ fn assert_out_of_memory<T: std::fmt::Debug>(case: &str, result: Result<T>, op: &
 /// concatenation of shared tensors, a reduction along an empty axis. Then the backend still computes.
 fn huge_outputs_are_errors<B: Backend>(device: &B::Device) -> Result<()> {
     assert!(HUGE_BYTES > memory::limit(), "this machine has more than 4 TiB: the shapes here would fit");
-    assert_out_of_memory("zeros", Tensor::<B>::zeros([HUGE, HUGE], device), "full", HUGE_BYTES);
-    let random = Tensor::<B>::random_normal([HUGE, HUGE], 0.0, 1.0, 7, device);
+    assert_out_of_memory("zeros", Tensor::<B>::zeros([HUGE, HUGE], DType::F32, device), "full", HUGE_BYTES);
+    let random = Tensor::<B>::random_normal([HUGE, HUGE], (0.0, 1.0), 7, DType::F32, device);
     assert_out_of_memory("random_normal", random, "random_normal", HUGE_BYTES);
 
-    let (tall, wide) = (Tensor::<B>::zeros([HUGE, 0], device)?, Tensor::<B>::zeros([0, HUGE], device)?);
+    let (tall, wide) =
+        (Tensor::<B>::zeros([HUGE, 0], DType::F32, device)?, Tensor::<B>::zeros([0, HUGE], DType::F32, device)?);
     assert_out_of_memory("matmul of empty matrices", tall.matmul(&wide), "matmul", HUGE_BYTES);
 
-    let (column, row) = (Tensor::<B>::ones([HUGE, 1], device)?, Tensor::<B>::ones([1, HUGE], device)?);
+    let (column, row) =
+        (Tensor::<B>::ones([HUGE, 1], DType::F32, device)?, Tensor::<B>::ones([1, HUGE], DType::F32, device)?);
     assert_out_of_memory("broadcast add", column.add(&row), "add", HUGE_BYTES);
     assert_out_of_memory("broadcast div", row.div(&column), "div", HUGE_BYTES);
 
     // 65536 handles on one 64 MiB tensor, concatenated: 4 TiB.
-    let block = Tensor::<B>::zeros([HUGE, 16], device)?;
+    let block = Tensor::<B>::zeros([HUGE, 16], DType::F32, device)?;
     assert_out_of_memory("cat", Tensor::cat(&vec![block; 1 << 16], 0), "cat", HUGE_BYTES);
 
-    let empty = Tensor::<B>::zeros([0, HUGE * HUGE], device)?;
+    let empty = Tensor::<B>::zeros([0, HUGE * HUGE], DType::F32, device)?;
     assert_out_of_memory("sum_dim along an empty axis", empty.sum_dim(0), "sum_dim", HUGE_BYTES);
 
-    let sum = Tensor::<B>::from_vec(vec![1.0, 2.0], [2], device)?.add(&Tensor::ones([2], device)?)?;
+    let sum = Tensor::<B>::from_vec(vec![1.0, 2.0], [2], device)?.add(&Tensor::ones([2], DType::F32, device)?)?;
     assert_eq!(sum.to_vec()?, [2.0, 3.0]);
     Ok(())
 }
@@ -147,8 +150,8 @@ fn derived_enum_huge_outputs_are_errors_on_every_device() {
 #[test]
 fn autodiff_huge_outputs_of_tracked_tensors_are_errors() {
     in_child_process("autodiff_huge_outputs_of_tracked_tensors_are_errors", || {
-        let row = Tensor::<Autodiff<NdArray>>::ones([1, HUGE], &NdArrayDevice)?.require_grad()?;
-        let column = Tensor::<Autodiff<NdArray>>::ones([HUGE, 1], &NdArrayDevice)?;
+        let row = Tensor::<Autodiff<NdArray>>::ones([1, HUGE], DType::F32, &NdArrayDevice)?.require_grad()?;
+        let column = Tensor::<Autodiff<NdArray>>::ones([HUGE, 1], DType::F32, &NdArrayDevice)?;
         assert_out_of_memory("tracked broadcast mul", row.mul(&column), "mul", HUGE_BYTES);
         let gradients = row.sum()?.backward()?;
         assert_eq!(row.grad(&gradients).unwrap().to_vec()?, vec![1.0; HUGE]);
@@ -166,7 +169,7 @@ fn cluster_ranks_get_out_of_memory_errors() {
         ])?);
         let results = distributed::run(&cluster, |rank| {
             let shape = if rank.index() == 1 { [HUGE, HUGE] } else { [2, 2] };
-            let tensor = Tensor::<DeviceBackend>::ones(shape, rank.device())?;
+            let tensor = Tensor::<DeviceBackend>::ones(shape, DType::F32, rank.device())?;
             rank.all_reduce(&tensor, ReduceOp::Sum)?.to_vec()
         });
         let peer = results.get(0).unwrap().as_ref().unwrap_err();

@@ -2,6 +2,7 @@
 
 use std::thread;
 
+use dispatch_core::DType;
 use dispatch_core::backends::{Autodiff, AutodiffTensor, Candle, CandleDevice, NdArray, NdArrayDevice, NdArrayTensor};
 use dispatch_core::{AutodiffDevice, Backend, Dispatch, DistributedDevice, Gradients, Tensor};
 use dispatch_tests::assert_close;
@@ -56,8 +57,8 @@ fn one_device_serves_eight_threads<B: Backend>(device: &B::Device) {
                 scope.spawn(move || {
                     let input: Vec<f32> = (0..rows * inner).map(|i| (i + worker) as f32 * 0.5).collect();
                     let x = Tensor::<B>::from_vec(input, [rows, inner], device).unwrap();
-                    let bias = Tensor::<B>::full([cols], worker as f32, device).unwrap();
-                    let scaled = shared_weights.mul_scalar(worker as f32 + 1.0).unwrap();
+                    let bias = Tensor::<B>::full([cols], worker as f64, DType::F32, device).unwrap();
+                    let scaled = shared_weights.mul_scalar(worker as f64 + 1.0).unwrap();
                     let output = x.matmul(&scaled).unwrap().add(&bias).unwrap().relu().unwrap().sum_dim(0).unwrap();
                     (worker, output.to_vec().unwrap())
                 })

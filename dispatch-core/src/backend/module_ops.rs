@@ -128,21 +128,21 @@ fn tap_columns(window: &Window2d, w: usize, ow: usize, j: usize) -> std::ops::Ra
 /// On the host: `[n, c, h, w]` to `[n, c * kh * kw, oh * ow]`, row `c * kh * kw + i * kw + j` holding tap `(i, j)`
 /// of channel `c` at every output position; taps in the padding read `pad_value`. In `f32` for an `F32` tensor,
 /// else in `f64`.
-pub fn unfold2d<B: Backend>(tensor: &B::FloatTensor, window: Window2d, pad_value: f32) -> Result<B::FloatTensor> {
+pub fn unfold2d<B: Backend>(tensor: &B::FloatTensor, window: Window2d, pad_value: f64) -> Result<B::FloatTensor> {
     in_host_float!(tensor, |Element| unfold2d_in::<B, Element>(tensor, window, pad_value))
 }
 
 fn unfold2d_in<B: Backend, T: HostFloat>(
     tensor: &B::FloatTensor,
     window: Window2d,
-    pad: f32,
+    pad: f64,
 ) -> Result<B::FloatTensor> {
     let [n, c, h, w] = dims4("unfold2d", "an input [batch, channels, height, width]", &B::shape(tensor))?;
     let [oh, ow] = window.output_size("unfold2d", [h, w])?;
     let [kh, kw] = window.kernel;
     let output_shape = Shape::new([n, c * kh * kw, oh * ow]);
     output_shape.check_tensor_shape("unfold2d")?;
-    let (values, pad) = (T::read::<B>(tensor)?, T::of_f32(pad));
+    let (values, pad) = (T::read::<B>(tensor)?, T::of_f64(pad));
     let mut output = memory::try_vec("unfold2d", output_shape.num_elements())?;
     for image in 0..n {
         for channel in 0..c {
@@ -439,7 +439,7 @@ fn pool<B: Backend>(
     op: &'static str,
     input: &B::FloatTensor,
     window: Window2d,
-    pad_value: f32,
+    pad_value: f64,
     reduce: fn(&B::FloatTensor, usize) -> Result<B::FloatTensor>,
 ) -> Result<B::FloatTensor> {
     let [n, c, h, w] = dims4(op, "an input [batch, channels, height, width]", &B::shape(input))?;

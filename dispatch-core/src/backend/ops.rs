@@ -46,13 +46,14 @@ macro_rules! __backend_ops {
             fn from_f64_vec(data: (::std::vec::Vec<f64>), shape: Shape, dtype: ($crate::DType), device: Device) -> Float;
             /// A tensor of `dtype` filled with `value` (rounded to `dtype`).
             fn full(shape: Shape, value: f64, dtype: ($crate::DType), device: Device) -> Float;
-            /// Uniform samples in `[low, high)` from a seeded generator: the same seed gives the same values on
-            /// every backend.
-            fn random_uniform(shape: Shape, low: f32, high: f32, seed: u64, device: Device) -> Float = random_uniform;
-            /// Normal samples with the given mean and standard deviation, seeded like
+            /// Uniform samples in `[low, high)` of `dtype` from a seeded generator: the same seed gives the same
+            /// values on every backend.
+            fn random_uniform(shape: Shape, low: f64, high: f64, seed: u64, dtype: ($crate::DType), device: Device) -> Float = random_uniform;
+            /// Normal samples of `dtype` with the given mean and standard deviation, seeded like
             /// [`Backend::random_uniform`](crate::Backend::random_uniform).
-            fn random_normal(shape: Shape, mean: f32, std: f32, seed: u64, device: Device) -> Float = random_normal;
-            /// The elements in row-major order, as `f32` (rounded for an `F64` tensor, exact for the others). By
+            fn random_normal(shape: Shape, mean: f64, std: f64, seed: u64, dtype: ($crate::DType), device: Device) -> Float = random_normal;
+            /// The elements of an `F32` tensor in row-major order; a tensor of another dtype is an
+            /// `Err(UnexpectedDType)`, never silently rounded (read any dtype exactly with `to_f64_vec`). By
             /// default `to_f64_vec`.
             fn to_vec(tensor: Float) -> (::std::vec::Vec<f32>) = to_vec;
             /// The elements in row-major order, as `f64`: exact for every dtype.
@@ -80,15 +81,16 @@ macro_rules! __backend_ops {
             fn mul(lhs: Float, rhs: Float) -> Float;
             /// Element-wise `lhs / rhs`; division by zero gives IEEE infinities.
             fn div(lhs: Float, rhs: Float) -> Float;
-            /// `tensor + scalar`, element-wise.
-            fn add_scalar(tensor: Float, scalar: f32) -> Float;
+            /// `tensor + scalar`, element-wise. Every scalar argument of an op is rounded once to the tensor's
+            /// dtype, so an `F64` tensor computes with the `f64` given.
+            fn add_scalar(tensor: Float, scalar: f64) -> Float;
             /// `tensor * scalar`, element-wise.
-            fn mul_scalar(tensor: Float, scalar: f32) -> Float;
+            fn mul_scalar(tensor: Float, scalar: f64) -> Float;
             /// `tensor ^ exponent`, element-wise.
-            fn powf_scalar(tensor: Float, exponent: f32) -> Float;
+            fn powf_scalar(tensor: Float, exponent: f64) -> Float;
             /// 1.0 where `tensor > threshold`, else 0.0. Not differentiable (its gradient is zero almost
             /// everywhere).
-            fn greater_scalar(tensor: Float, threshold: f32) -> Float;
+            fn greater_scalar(tensor: Float, threshold: f64) -> Float;
             /// `-tensor`, element-wise.
             fn neg(tensor: Float) -> Float;
             /// `e ^ tensor`, element-wise.
@@ -120,7 +122,7 @@ macro_rules! __backend_ops {
             fn silu(tensor: Float) -> Float = silu;
             /// `min(max(tensor, min), max)`, element-wise; `min <= max` is required. The gradient passes where
             /// `min <= x <= max`.
-            fn clamp(tensor: Float, min: f32, max: f32) -> Float = clamp;
+            fn clamp(tensor: Float, min: f64, max: f64) -> Float = clamp;
             /// The larger of `lhs` and `rhs`, element-wise, broadcasting. The gradient goes to `lhs` on ties.
             fn maximum(lhs: Float, rhs: Float) -> Float = maximum;
             /// The smaller of `lhs` and `rhs`, element-wise, broadcasting. The gradient goes to `lhs` on ties.
@@ -180,9 +182,9 @@ macro_rules! __backend_ops {
             /// The rows of `weights` (`[vocabulary, width]`) picked by `ids` (int, any shape): shape
             /// `ids.shape + [width]`. By default `index_select` between two reshapes, so differentiable in `weights`.
             fn embedding(weights: Float, ids: Int) -> Float = embedding;
-            /// `[.., classes]` rows of 0.0 with 1.0 at each index of `indices` (int, any shape); an index outside
-            /// `0..classes` is an `Err`.
-            fn one_hot(indices: Int, classes: usize) -> Float = one_hot;
+            /// `[.., classes]` rows of 0.0 with 1.0 at each index of `indices` (int, any shape), of `dtype`; an index
+            /// outside `0..classes` is an `Err`.
+            fn one_hot(indices: Int, classes: usize, dtype: ($crate::DType)) -> Float = one_hot;
 
             // ---- reductions -----------------------------------------------------------------------------------
 
@@ -240,30 +242,30 @@ macro_rules! __backend_ops {
             /// `lhs >= rhs`, element-wise, broadcasting.
             fn ge(lhs: Float, rhs: Float) -> Bool = ge;
             /// `tensor == scalar`, element-wise.
-            fn eq_scalar(tensor: Float, scalar: f32) -> Bool = eq_scalar;
+            fn eq_scalar(tensor: Float, scalar: f64) -> Bool = eq_scalar;
             /// `tensor != scalar`, element-wise.
-            fn ne_scalar(tensor: Float, scalar: f32) -> Bool = ne_scalar;
+            fn ne_scalar(tensor: Float, scalar: f64) -> Bool = ne_scalar;
             /// `tensor < scalar`, element-wise.
-            fn lt_scalar(tensor: Float, scalar: f32) -> Bool = lt_scalar;
+            fn lt_scalar(tensor: Float, scalar: f64) -> Bool = lt_scalar;
             /// `tensor <= scalar`, element-wise.
-            fn le_scalar(tensor: Float, scalar: f32) -> Bool = le_scalar;
+            fn le_scalar(tensor: Float, scalar: f64) -> Bool = le_scalar;
             /// `tensor > scalar`, element-wise.
-            fn gt_scalar(tensor: Float, scalar: f32) -> Bool = gt_scalar;
+            fn gt_scalar(tensor: Float, scalar: f64) -> Bool = gt_scalar;
             /// `tensor >= scalar`, element-wise.
-            fn ge_scalar(tensor: Float, scalar: f32) -> Bool = ge_scalar;
+            fn ge_scalar(tensor: Float, scalar: f64) -> Bool = ge_scalar;
             /// `on_true` where `mask` holds, else `on_false`; the three broadcast to one shape. Differentiable in
             /// both branches (each gets the gradient where it was picked).
             fn mask_where(mask: Bool, on_true: Float, on_false: Float) -> Float = mask_where;
             /// `value` where `mask` holds, else `tensor`; `mask` broadcasts to `tensor`'s shape. Differentiable in
             /// `tensor` (zero gradient where filled).
-            fn mask_fill(tensor: Float, mask: Bool, value: f32) -> Float = mask_fill;
+            fn mask_fill(tensor: Float, mask: Bool, value: f64) -> Float = mask_fill;
 
             // ---- module ops: convolution and pooling over [batch, channels, height, width] -------------------
 
             /// im2col: `[n, c, h, w]` to `[n, c * kh * kw, oh * ow]`, one row per channel and tap of `window`, one
             /// column per output position; taps in the padding read `pad_value`. Differentiable (its backward is
             /// `fold2d`).
-            fn unfold2d(tensor: Float, window: ($crate::backend::Window2d), pad_value: f32) -> Float = unfold2d;
+            fn unfold2d(tensor: Float, window: ($crate::backend::Window2d), pad_value: f64) -> Float = unfold2d;
             /// col2im, the adjoint of `unfold2d`: columns back to `[n, c, height, width]`, overlapping taps added up.
             fn fold2d(tensor: Float, height: usize, width: usize, window: ($crate::backend::Window2d)) -> Float = fold2d;
             /// The 2-D convolution (cross-correlation) of `[n, c, h, w]` by `[out, c / groups, kh, kw]`, without a
@@ -330,8 +332,9 @@ macro_rules! __backend_ops {
             fn int_ge(lhs: Int, rhs: Int) -> Bool = int_ge;
             /// The same elements under another shape with the same element count.
             fn int_reshape(tensor: Int, shape: Shape) -> Int = int_reshape;
-            /// The values as a float tensor (the nearest `f32` for values beyond 2^24).
-            fn int_to_float(tensor: Int) -> Float = int_to_float;
+            /// The values as a float tensor of `dtype`, each rounded to the nearest value it holds (beyond 2^24 for
+            /// `F32`, 2^53 for `F64`).
+            fn int_to_float(tensor: Int, dtype: ($crate::DType)) -> Float = int_to_float;
 
             // ---- bool tensors ---------------------------------------------------------------------------------
 
@@ -357,8 +360,8 @@ macro_rules! __backend_ops {
             fn bool_all(tensor: Bool) -> Bool = bool_all;
             /// 1 where the tensor holds, else 0, as an int tensor.
             fn bool_to_int(tensor: Bool) -> Int = bool_to_int;
-            /// 1.0 where the tensor holds, else 0.0, as a float tensor.
-            fn bool_to_float(tensor: Bool) -> Float = bool_to_float;
+            /// 1.0 where the tensor holds, else 0.0, as a float tensor of `dtype`.
+            fn bool_to_float(tensor: Bool, dtype: ($crate::DType)) -> Float = bool_to_float;
 
             // ---- host ops (collectives) -----------------------------------------------------------------------
 

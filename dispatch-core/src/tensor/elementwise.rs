@@ -39,7 +39,7 @@ unary_methods! {
 
 impl<B: Backend> Tensor<B> {
     /// Every element clamped to `[min, max]`; `min <= max` is required.
-    pub fn clamp(&self, min: f32, max: f32) -> Result<Self> {
+    pub fn clamp(&self, min: f64, max: f64) -> Result<Self> {
         Self::wrap(B::clamp(self.primitive(), min, max))
     }
 

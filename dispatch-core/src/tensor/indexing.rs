@@ -3,6 +3,7 @@
 
 use super::{IntTensor, Tensor};
 use crate::backend::Backend;
+use crate::dtype::DType;
 use crate::error::Result;
 
 impl<B: Backend> Tensor<B> {
@@ -33,8 +34,8 @@ impl<B: Backend> Tensor<B> {
 }
 
 impl<B: Backend> IntTensor<B> {
-    /// `[.., classes]` rows of 0.0 with 1.0 at each index; an index outside `0..classes` is an `Err`.
-    pub fn one_hot(&self, classes: usize) -> Result<Tensor<B>> {
-        Tensor::wrap(B::one_hot(self.primitive(), classes))
+    /// `[.., classes]` rows of 0.0 with 1.0 at each index, of `dtype`; an index outside `0..classes` is an `Err`.
+    pub fn one_hot(&self, classes: usize, dtype: DType) -> Result<Tensor<B>> {
+        Tensor::wrap(B::one_hot(self.primitive(), classes, dtype))
     }
 }

@@ -6,6 +6,7 @@ use std::fmt;
 use super::Tensor;
 use crate::backend::Backend;
 use crate::device::DeviceOf;
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::shape::Shape;
 
@@ -181,9 +182,9 @@ impl<B: Backend> IntTensor<B> {
         Self::wrap(B::int_reshape(&self.primitive, shape.into()))
     }
 
-    /// The values as a float tensor.
-    pub fn float(&self) -> Result<Tensor<B>> {
-        Tensor::wrap(B::int_to_float(&self.primitive))
+    /// The values as a float tensor of `dtype`, each rounded to the nearest value it holds.
+    pub fn float(&self, dtype: DType) -> Result<Tensor<B>> {
+        Tensor::wrap(B::int_to_float(&self.primitive, dtype))
     }
 }
 
@@ -219,9 +220,9 @@ impl<B: Backend> BoolTensor<B> {
         IntTensor::wrap(B::bool_to_int(&self.primitive))
     }
 
-    /// 1.0 where the tensor holds, else 0.0.
-    pub fn float(&self) -> Result<Tensor<B>> {
-        Tensor::wrap(B::bool_to_float(&self.primitive))
+    /// 1.0 where the tensor holds, else 0.0, as a float tensor of `dtype`.
+    pub fn float(&self, dtype: DType) -> Result<Tensor<B>> {
+        Tensor::wrap(B::bool_to_float(&self.primitive, dtype))
     }
 }
 
@@ -236,7 +237,7 @@ macro_rules! comparisons {
                 }
 
                 $(#[$scalar_doc])*
-                pub fn $scalar_op(&self, scalar: f32) -> Result<BoolTensor<B>> {
+                pub fn $scalar_op(&self, scalar: f64) -> Result<BoolTensor<B>> {
                     BoolTensor::wrap(B::$scalar_op(self.primitive(), scalar))
                 }
             )*
@@ -274,7 +275,7 @@ impl<B: Backend> Tensor<B> {
 
     /// `value` where `mask` holds, else this tensor's value; `mask` broadcasts to this tensor's shape.
     /// Differentiable (zero gradient where filled).
-    pub fn mask_fill(&self, mask: &BoolTensor<B>, value: f32) -> Result<Self> {
+    pub fn mask_fill(&self, mask: &BoolTensor<B>, value: f64) -> Result<Self> {
         Self::wrap(B::mask_fill(self.primitive(), mask.primitive(), value))
     }
 }

@@ -44,7 +44,7 @@ impl<B: Backend> Tensor<B> {
     }
 
     /// im2col: one row per channel and tap of `window`, one column per output position.
-    pub fn unfold2d(&self, window: Window2d, pad_value: f32) -> Result<Self> {
+    pub fn unfold2d(&self, window: Window2d, pad_value: f64) -> Result<Self> {
         Self::wrap(B::unfold2d(self.primitive(), window, pad_value))
     }
 

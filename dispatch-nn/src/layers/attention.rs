@@ -51,10 +51,10 @@ impl<B: Backend> CausalSelfAttention<B> {
             qkv.narrow(2, index * width, width)?.reshape([batch, time, heads, head_width])?.permute([0, 2, 1, 3])
         };
         let (queries, keys, values) = (part(0)?, part(1)?, part(2)?);
-        let scores = queries.matmul(&keys.swap_dims(2, 3)?)?.mul_scalar(1.0 / (head_width as f32).sqrt())?;
+        let scores = queries.matmul(&keys.swap_dims(2, 3)?)?.mul_scalar(1.0 / (head_width as f64).sqrt())?;
         let future: Vec<bool> = (0..time * time).map(|index| index % time > index / time).collect();
         let future = BoolTensor::from_vec(future, [time, time], &x.device())?;
-        let weights = scores.mask_fill(&future, f32::NEG_INFINITY)?.softmax(3)?;
+        let weights = scores.mask_fill(&future, f64::NEG_INFINITY)?.softmax(3)?;
         let mixed = weights.matmul(&values)?.permute([0, 2, 1, 3])?.reshape([batch, time, width])?;
         self.proj.forward(&mixed)
     }

@@ -2,13 +2,13 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use dispatch_core::{Backend, Error, Result, Tensor};
+use dispatch_core::{Backend, DType, Error, Result, Tensor};
 
 /// Zeroes each element with probability `p` in training and scales the rest by `1 / (1 - p)`; the identity in
 /// evaluation. Call `n` draws its mask from `seed + n`, the same values on every backend.
 #[derive(Debug)]
 pub struct Dropout {
-    p: f32,
+    p: f64,
     seed: u64,
     calls: AtomicU64,
 }
@@ -21,7 +21,7 @@ impl Clone for Dropout {
 
 impl Dropout {
     /// `p` must be in `[0, 1)`.
-    pub fn new(p: f32, seed: u64) -> Result<Self> {
+    pub fn new(p: f64, seed: u64) -> Result<Self> {
         if !(0.0..1.0).contains(&p) {
             return Err(Error::invalid("Dropout::new", format!("the probability must be in [0, 1), got {p}")));
         }
@@ -34,7 +34,8 @@ impl Dropout {
             return Ok(x.clone());
         }
         let call = self.calls.fetch_add(1, Ordering::Relaxed);
-        let draws = Tensor::<B>::random_uniform(x.shape(), 0.0, 1.0, self.seed.wrapping_add(call), &x.device())?;
+        let seed = self.seed.wrapping_add(call);
+        let draws = Tensor::<B>::random_uniform(x.shape(), (0.0, 1.0), seed, DType::F32, &x.device())?;
         let keep = draws.greater_scalar(self.p)?.cast(x.dtype())?;
         x.mul(&keep)?.mul_scalar(1.0 / (1.0 - self.p))
     }

@@ -16,12 +16,12 @@ impl<B: Backend> Embedding<B> {
     pub fn new(
         vocabulary: usize,
         width: usize,
-        std: f32,
+        std: f64,
         seed: u64,
         dtype: DType,
         device: &(impl DeviceOf<B> + ?Sized),
     ) -> Result<Self> {
-        Ok(Self { weight: Tensor::random_normal([vocabulary, width], 0.0, std, seed, device)?.cast(dtype)? })
+        Ok(Self { weight: Tensor::random_normal([vocabulary, width], (0.0, std), seed, dtype, device)? })
     }
 
     /// The rows of `ids`; an id outside the vocabulary is an `Err`.

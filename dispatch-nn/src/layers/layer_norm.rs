@@ -11,7 +11,7 @@ pub struct LayerNorm<B: Backend> {
     /// `[width]`, zeros at first.
     pub beta: Tensor<B>,
     /// Added to the variance, 1e-5 by default.
-    pub eps: f32,
+    pub eps: f64,
 }
 
 crate::module!(LayerNorm { gamma, beta });
@@ -20,8 +20,8 @@ impl<B: Backend> LayerNorm<B> {
     /// A layer that starts as the plain normalisation: `gamma` ones, `beta` zeros, `eps` 1e-5.
     pub fn new(width: usize, dtype: DType, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
         Ok(Self {
-            gamma: Tensor::full_of(dtype, [width], 1.0, device)?,
-            beta: Tensor::full_of(dtype, [width], 0.0, device)?,
+            gamma: Tensor::ones([width], dtype, device)?,
+            beta: Tensor::zeros([width], dtype, device)?,
             eps: 1e-5,
         })
     }

@@ -27,5 +27,5 @@ pub(crate) fn uniform<B: Backend>(
     dtype: DType,
     device: &(impl DeviceOf<B> + ?Sized),
 ) -> Result<Tensor<B>> {
-    Tensor::random_uniform(shape, -(bound as f32), bound as f32, seed, device)?.cast(dtype)
+    Tensor::random_uniform(shape, (-bound, bound), seed, dtype, device)
 }

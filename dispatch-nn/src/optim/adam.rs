@@ -10,13 +10,13 @@ use crate::Module;
 #[derive(Clone, Debug)]
 pub struct Adam<B: AutodiffBackend> {
     /// The learning rate.
-    pub lr: f32,
+    pub lr: f64,
     /// The decay rates of the first and second moments (0.9, 0.999).
-    pub betas: (f32, f32),
+    pub betas: (f64, f64),
     /// Added to the denominator (1e-8).
-    pub eps: f32,
+    pub eps: f64,
     /// L2 penalty added to the gradient (0).
-    pub weight_decay: f32,
+    pub weight_decay: f64,
     steps: u64,
     first: Moments<B>,
     second: Moments<B>,
@@ -30,7 +30,7 @@ pub struct AdamW<B: AutodiffBackend>(Adam<B>);
 
 impl<B: AutodiffBackend> Adam<B> {
     /// Adam at `lr` with PyTorch's defaults.
-    pub fn new(lr: f32) -> Self {
+    pub fn new(lr: f64) -> Self {
         Self {
             lr,
             betas: (0.9, 0.999),
@@ -44,7 +44,7 @@ impl<B: AutodiffBackend> Adam<B> {
     }
 
     /// With an L2 penalty of `weight_decay` (for decoupled decay, [`AdamW`]).
-    pub fn weight_decay(self, weight_decay: f32) -> Self {
+    pub fn weight_decay(self, weight_decay: f64) -> Self {
         Self { weight_decay, ..self }
     }
 
@@ -56,12 +56,12 @@ impl<B: AutodiffBackend> Adam<B> {
 
 impl<B: AutodiffBackend> AdamW<B> {
     /// AdamW at `lr`, with PyTorch's defaults (weight decay 0.01).
-    pub fn new(lr: f32) -> Self {
+    pub fn new(lr: f64) -> Self {
         Self(Adam { weight_decay: 0.01, decoupled: true, ..Adam::new(lr) })
     }
 
     /// With a decoupled weight decay of `weight_decay`.
-    pub fn weight_decay(self, weight_decay: f32) -> Self {
+    pub fn weight_decay(self, weight_decay: f64) -> Self {
         Self(Adam { weight_decay, ..self.0 })
     }
 
@@ -77,7 +77,7 @@ impl<B: AutodiffBackend> Optimizer<B> for Adam<B> {
         let (lr, (beta1, beta2), eps, weight_decay, decoupled) =
             (self.lr, self.betas, self.eps, self.weight_decay, self.decoupled);
         let t = self.steps.min(i32::MAX as u64) as i32;
-        let (correction1, correction2) = (1.0 - f64::from(beta1).powi(t), 1.0 - f64::from(beta2).powi(t));
+        let (correction1, correction2) = (1.0 - beta1.powi(t), 1.0 - beta2.powi(t));
         let (first, second) = (&mut self.first, &mut self.second);
         update_each(module, gradients, |name, param, gradient| {
             let (param, gradient) = if weight_decay == 0.0 {
@@ -88,14 +88,14 @@ impl<B: AutodiffBackend> Optimizer<B> for Adam<B> {
                 let decayed = gradient.add(&param.mul_scalar(weight_decay)?)?;
                 (param, decayed)
             };
-            let blend = |previous: Option<&Tensor<B>>, beta: f32, value: Tensor<B>| match previous {
+            let blend = |previous: Option<&Tensor<B>>, beta: f64, value: Tensor<B>| match previous {
                 Some(previous) => previous.mul_scalar(beta)?.add(&value.mul_scalar(1.0 - beta)?),
                 None => value.mul_scalar(1.0 - beta),
             };
             let m = blend(first.get(name), beta1, gradient.clone())?;
             let v = blend(second.get(name), beta2, gradient.square()?)?;
-            let denominator = v.mul_scalar((1.0 / correction2) as f32)?.sqrt()?.add_scalar(eps)?;
-            let step = m.mul_scalar((f64::from(lr) / correction1) as f32)?.div(&denominator)?;
+            let denominator = v.mul_scalar(1.0 / correction2)?.sqrt()?.add_scalar(eps)?;
+            let step = m.mul_scalar(lr / correction1)?.div(&denominator)?;
             first.set(name, m);
             second.set(name, v);
             param.sub(&step)

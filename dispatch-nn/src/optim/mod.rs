@@ -83,7 +83,7 @@ impl<B: AutodiffBackend> Moments<B> {
 
 /// The step count as a state entry, and back.
 pub(crate) fn step_entry<B: AutodiffBackend>(steps: u64, device: &B::Device) -> Result<(String, Tensor<B>)> {
-    Ok(("step".to_owned(), Tensor::full_of(dispatch_core::DType::F64, [1], steps as f64, device)?))
+    Ok(("step".to_owned(), Tensor::full([1], steps as f64, dispatch_core::DType::F64, device)?))
 }
 
 /// The entries `load_state` did not take: an error naming them, since nothing may be dropped silently.

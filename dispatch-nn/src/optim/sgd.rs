@@ -10,27 +10,27 @@ use crate::Module;
 #[derive(Clone, Debug)]
 pub struct Sgd<B: AutodiffBackend> {
     /// The learning rate.
-    pub lr: f32,
+    pub lr: f64,
     /// 0 for plain SGD.
-    pub momentum: f32,
+    pub momentum: f64,
     /// L2 penalty added to the gradient.
-    pub weight_decay: f32,
+    pub weight_decay: f64,
     buffers: Moments<B>,
 }
 
 impl<B: AutodiffBackend> Sgd<B> {
     /// Plain SGD at `lr`: no momentum, no weight decay.
-    pub fn new(lr: f32) -> Self {
+    pub fn new(lr: f64) -> Self {
         Self { lr, momentum: 0.0, weight_decay: 0.0, buffers: Moments::new("momentum") }
     }
 
     /// With `momentum`.
-    pub fn momentum(self, momentum: f32) -> Self {
+    pub fn momentum(self, momentum: f64) -> Self {
         Self { momentum, ..self }
     }
 
     /// With an L2 penalty of `weight_decay`.
-    pub fn weight_decay(self, weight_decay: f32) -> Self {
+    pub fn weight_decay(self, weight_decay: f64) -> Self {
         Self { weight_decay, ..self }
     }
 }

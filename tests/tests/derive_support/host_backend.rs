@@ -223,19 +223,24 @@ impl Backend for HostBackend {
         zip("div", lhs, rhs, |a, b| a / b)
     }
 
-    fn add_scalar(tensor: &VecTensor, scalar: f32) -> Result<VecTensor> {
+    // Scalars are rounded once to f32, the one dtype this backend holds.
+    fn add_scalar(tensor: &VecTensor, scalar: f64) -> Result<VecTensor> {
+        let scalar = scalar as f32;
         tensor.map(|x| x + scalar)
     }
 
-    fn mul_scalar(tensor: &VecTensor, scalar: f32) -> Result<VecTensor> {
+    fn mul_scalar(tensor: &VecTensor, scalar: f64) -> Result<VecTensor> {
+        let scalar = scalar as f32;
         tensor.map(|x| x * scalar)
     }
 
-    fn powf_scalar(tensor: &VecTensor, exponent: f32) -> Result<VecTensor> {
+    fn powf_scalar(tensor: &VecTensor, exponent: f64) -> Result<VecTensor> {
+        let exponent = exponent as f32;
         tensor.map(|x| x.powf(exponent))
     }
 
-    fn greater_scalar(tensor: &VecTensor, threshold: f32) -> Result<VecTensor> {
+    fn greater_scalar(tensor: &VecTensor, threshold: f64) -> Result<VecTensor> {
+        let threshold = threshold as f32;
         tensor.map(|x| if x > threshold { 1.0 } else { 0.0 })
     }
 

@@ -2,6 +2,7 @@
 //! has `#[autodiff]` and `#[distributed]` variants; generic code over the extension takes the derived backend.
 
 use dispatch_core as dc;
+use dispatch_core::DType;
 use dc::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
 use dc::{AutodiffDevice, Dispatch, DistributedDevice, Tensor};
 
@@ -64,7 +65,7 @@ fn quadruple<B: ops::Doubling>(x: &B::FloatTensor) -> dc::Result<B::FloatTensor>
 
 fn main() {
     let device = DeviceLocal::NdArray(NdArrayDevice);
-    let x = Tensor::<DeviceBackend>::ones([2], &device).unwrap();
+    let x = Tensor::<DeviceBackend>::ones([2], DType::F32, &device).unwrap();
     let y = Tensor::<DeviceBackend>::from_primitive(quadruple::<DeviceBackend>(x.primitive()).unwrap());
     assert_eq!(y.to_vec().unwrap(), [4.0, 4.0]);
     let zeros = <DeviceBackend as ops::Doubling>::zeros_on(3, &device).unwrap();

@@ -6,6 +6,7 @@ use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::device::BackendDevice;
 use dispatch_core::distributed::{self, Rank, ReduceOp};
 use dispatch_core::{AutodiffBackend, AutodiffDevice, Dispatch, DistributedDevice, Result, Route, Tensor};
+use dispatch_core::DType;
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]
 pub enum Local {
@@ -29,14 +30,14 @@ pub enum Everything {
 
 /// The example: a single-backend op on a rank's device.
 fn zeros<D: Dispatch>(rank: &Rank<D>) -> Result<Tensor<D::Backend>> {
-    Tensor::zeros([2], rank.device())
+    Tensor::zeros([2], DType::F32, rank.device())
 }
 
 /// A routed device of any enum takes single-backend ops, and moves a tensor.
 fn ones_on<D: Dispatch>(device: &D) -> Result<Vec<f32>> {
     match device.route() {
         Route::Local(local) => {
-            let ones = Tensor::<D::Backend>::ones([2], &local)?;
+            let ones = Tensor::<D::Backend>::ones([2], DType::F32, &local)?;
             ones.to_device(&local)?.add(&ones)?.to_vec()
         }
         Route::Distributed(_) => Ok(Vec::new()),

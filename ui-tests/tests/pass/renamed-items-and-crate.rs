@@ -1,6 +1,7 @@
 //! Every generated name can be chosen, and a renamed dependency is reached through `crate = ...`.
 
 use dispatch_core as dc;
+use dispatch_core::DType;
 use dc::backends::{Candle, CandleDevice};
 use dc::{Dispatch, DistributedDevice, Tensor};
 
@@ -20,7 +21,7 @@ pub enum Device {
 
 fn main() {
     let device = Single::Cpu(CandleDevice::default());
-    let tensor: Result<Tensor<Engine>, _> = Tensor::zeros([2], &device);
+    let tensor: Result<Tensor<Engine>, _> = Tensor::zeros([2], DType::F32, &device);
     let _: Option<EngineTensor> = tensor.ok().map(Tensor::into_primitive);
     assert_eq!(Device::names(), &["candle", "cluster"]);
 }

@@ -3,6 +3,7 @@
 
 use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::{Dispatch, DistributedDevice, Result, Route, Tensor};
+use dispatch_core::DType;
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]
 pub enum Device {
@@ -16,7 +17,7 @@ pub enum Device {
 
 fn ones(device: &Device) -> Result<Vec<f32>> {
     match device.route() {
-        Route::Local(device) => Tensor::<DeviceBackend>::ones([2], &device)?.to_vec(),
+        Route::Local(device) => Tensor::<DeviceBackend>::ones([2], DType::F32, &device)?.to_vec(),
         Route::Distributed(cluster) => Ok(vec![cluster.world_size() as f32]),
     }
 }

@@ -1,5 +1,5 @@
 use dispatch_core::backends::{Candle, CandleDevice};
-use dispatch_core::{Dispatch, DistributedDevice, Tensor};
+use dispatch_core::{DType, Dispatch, DistributedDevice, Tensor};
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]
 pub enum Device {
@@ -11,5 +11,5 @@ pub enum Device {
 
 fn main() {
     let device = Device::Cpu(CandleDevice::default());
-    let _ = Tensor::<DeviceBackend>::zeros([2], &device);
+    let _ = Tensor::<DeviceBackend>::zeros([2], DType::F32, &device);
 }

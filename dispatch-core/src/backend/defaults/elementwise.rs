@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
-use super::{broadcast_source, host_tensor_like, map, same_dtype, values_like, zip};
-use crate::backend::{Backend, HostOp, HostTensor};
-use crate::dtype::DType;
+use super::{broadcast_source, host_tensor_like, host_tensor_of, map, same_dtype, values_like, zip};
+use crate::backend::{Backend, HostOp};
+use crate::dtype::{self, DType};
 use crate::error::Result;
 use crate::shape::Shape;
 use crate::{math, memory, random};
@@ -14,40 +14,49 @@ pub fn from_vec<B: Backend>(data: Vec<f32>, shape: Shape, device: &B::Device) ->
     B::from_f64_vec(map("from_vec", &data, f64::from)?, shape, DType::F32, device)
 }
 
-/// `to_f64_vec`, each value rounded to `f32`.
+/// `to_f64_vec` of an `F32` tensor, each value exactly an `f32`; another dtype is an error rather than a silent
+/// rounding.
 pub fn to_vec<B: Backend>(tensor: &B::FloatTensor) -> Result<Vec<f32>> {
+    dtype::check_expected("to_vec", DType::F32, B::dtype(tensor))?;
     map("to_vec", &B::to_f64_vec(tensor)?, |value| value as f32)
 }
 
 /// Seeded on the host, so the same seed gives the same values on every backend.
 pub fn random_uniform<B: Backend>(
     shape: Shape,
-    low: f32,
-    high: f32,
+    low: f64,
+    high: f64,
     seed: u64,
+    dtype: DType,
     device: &B::Device,
 ) -> Result<B::FloatTensor> {
-    let data = random::uniform(&shape, low, high, seed, "random_uniform")?;
-    B::from_vec(data, shape, device)
+    let op = "random_uniform";
+    if dtype == DType::F32 {
+        return B::from_vec(random::uniform(&shape, (low, high), seed, dtype, op)?, shape, device);
+    }
+    B::from_f64_vec(random::uniform(&shape, (low, high), seed, dtype, op)?, shape, dtype, device)
 }
 
 /// Seeded on the host, like [`random_uniform`].
 pub fn random_normal<B: Backend>(
     shape: Shape,
-    mean: f32,
-    std: f32,
+    mean: f64,
+    std: f64,
     seed: u64,
+    dtype: DType,
     device: &B::Device,
 ) -> Result<B::FloatTensor> {
-    let data = random::normal(&shape, mean, std, seed, "random_normal")?;
-    B::from_vec(data, shape, device)
+    let op = "random_normal";
+    if dtype == DType::F32 {
+        return B::from_vec(random::normal(&shape, (mean, std), seed, dtype, op)?, shape, device);
+    }
+    B::from_f64_vec(random::normal(&shape, (mean, std), seed, dtype, op)?, shape, dtype, device)
 }
 
 /// Through host memory: the values out (as `f32`, what host ops compute in), the op, the result back on the
 /// tensor's device in the tensor's dtype.
 pub fn host_op<B: Backend>(tensor: &B::FloatTensor, op: Arc<dyn HostOp>) -> Result<B::FloatTensor> {
-    let input = HostTensor { data: B::to_vec(tensor)?, shape: B::shape(tensor) };
-    let output = op.forward(input)?;
+    let output = op.forward(host_tensor_of::<B>(tensor)?)?;
     host_tensor_like::<B>(output, tensor)
 }
 
@@ -65,9 +74,9 @@ macro_rules! float_comparisons {
         }
 
         /// On the host.
-        pub fn $scalar_name<B: Backend>(tensor: &B::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
+        pub fn $scalar_name<B: Backend>(tensor: &B::FloatTensor, scalar: f64) -> Result<B::BoolTensor> {
             let compare: fn(f64, f64) -> bool = $compare;
-            let scalar = B::dtype(tensor).round(f64::from(scalar));
+            let scalar = B::dtype(tensor).round(scalar);
             let values = map(stringify!($scalar_name), &B::to_f64_vec(tensor)?, |x| compare(x, scalar))?;
             B::bool_from_vec(values, B::shape(tensor), &B::device(tensor))
         }
@@ -108,12 +117,11 @@ pub fn mask_where<B: Backend>(
 }
 
 /// On the host: `mask` broadcasts to `tensor`'s shape, which the output keeps.
-pub fn mask_fill<B: Backend>(tensor: &B::FloatTensor, mask: &B::BoolTensor, value: f32) -> Result<B::FloatTensor> {
+pub fn mask_fill<B: Backend>(tensor: &B::FloatTensor, mask: &B::BoolTensor, value: f64) -> Result<B::FloatTensor> {
     let op = "mask_fill";
     let (shape, mask_shape) = (B::shape(tensor), B::bool_shape(mask));
     Shape::check_mask_fits(op, &shape, &mask_shape)?;
     let (values, picks) = (B::to_f64_vec(tensor)?, B::bool_to_vec(mask)?);
-    let value = f64::from(value);
     let (filled, _) = zip(op, (&values, &shape), (&picks, &mask_shape), |x, fill| Ok(if fill { value } else { x }))?;
     values_like::<B>(filled, shape, tensor)
 }
@@ -150,9 +158,10 @@ float_unaries! {
 }
 
 /// On the host; `min <= max` is required (NaN bounds are refused).
-pub fn clamp<B: Backend>(tensor: &B::FloatTensor, min: f32, max: f32) -> Result<B::FloatTensor> {
+pub fn clamp<B: Backend>(tensor: &B::FloatTensor, min: f64, max: f64) -> Result<B::FloatTensor> {
     math::check_clamp_bounds(min, max)?;
-    let (min, max) = (f64::from(min), f64::from(max));
+    let dtype = B::dtype(tensor);
+    let (min, max) = (dtype.round(min), dtype.round(max));
     let values = map("clamp", &B::to_f64_vec(tensor)?, |x| math::clamp(x, min, max))?;
     values_like::<B>(values, B::shape(tensor), tensor)
 }

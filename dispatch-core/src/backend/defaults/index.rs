@@ -3,6 +3,7 @@
 
 use super::{same_dtype, split_at_axis, strides, values_like};
 use crate::backend::Backend;
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::shape::Shape;
@@ -95,7 +96,7 @@ pub fn embedding<B: Backend>(weights: &B::FloatTensor, ids: &B::IntTensor) -> Re
 }
 
 /// On the host.
-pub fn one_hot<B: Backend>(indices: &B::IntTensor, classes: usize) -> Result<B::FloatTensor> {
+pub fn one_hot<B: Backend>(indices: &B::IntTensor, classes: usize, dtype: DType) -> Result<B::FloatTensor> {
     let shape = B::int_shape(indices);
     let mut dims = shape.dims().to_vec();
     dims.push(classes);
@@ -109,7 +110,7 @@ pub fn one_hot<B: Backend>(indices: &B::IntTensor, classes: usize) -> Result<B::
             .ok_or_else(|| Error::invalid("one_hot", format!("index {index} is outside 0..{classes}")))?;
         output[row * classes + class] = 1.0;
     }
-    B::from_vec(output, output_shape, &B::int_device(indices))
+    B::from_f64_vec(output, output_shape, dtype, &B::int_device(indices))
 }
 
 /// The shape checks of `gather` and `scatter_add`: `indices` matches `shape` but along `axis`; its values.

@@ -2,6 +2,7 @@
 
 use super::{map, zip};
 use crate::backend::Backend;
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::shape::Shape;
@@ -99,9 +100,9 @@ pub fn int_reshape<B: Backend>(tensor: &B::IntTensor, shape: Shape) -> Result<B:
 }
 
 /// On the host.
-pub fn int_to_float<B: Backend>(tensor: &B::IntTensor) -> Result<B::FloatTensor> {
-    let values = map("int_to_float", &B::int_to_vec(tensor)?, |x| x as f32)?;
-    B::from_vec(values, B::int_shape(tensor), &B::int_device(tensor))
+pub fn int_to_float<B: Backend>(tensor: &B::IntTensor, dtype: DType) -> Result<B::FloatTensor> {
+    let values = map("int_to_float", &B::int_to_vec(tensor)?, |x| x as f64)?;
+    B::from_f64_vec(values, B::int_shape(tensor), dtype, &B::int_device(tensor))
 }
 
 /// On the host, broadcasting.
@@ -143,7 +144,7 @@ pub fn bool_to_int<B: Backend>(tensor: &B::BoolTensor) -> Result<B::IntTensor> {
 }
 
 /// On the host.
-pub fn bool_to_float<B: Backend>(tensor: &B::BoolTensor) -> Result<B::FloatTensor> {
+pub fn bool_to_float<B: Backend>(tensor: &B::BoolTensor, dtype: DType) -> Result<B::FloatTensor> {
     let values = map("bool_to_float", &B::bool_to_vec(tensor)?, |x| if x { 1.0 } else { 0.0 })?;
-    B::from_vec(values, B::bool_shape(tensor), &B::bool_device(tensor))
+    B::from_f64_vec(values, B::bool_shape(tensor), dtype, &B::bool_device(tensor))
 }

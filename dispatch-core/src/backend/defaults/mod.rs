@@ -38,7 +38,8 @@ pub(crate) trait HostFloat: num_traits::Float + Default + std::ops::AddAssign + 
     fn read<B: Backend>(tensor: &B::FloatTensor) -> Result<Vec<Self>>;
     /// `values` of `shape` as a tensor of `like`'s dtype and device.
     fn write<B: Backend>(values: Vec<Self>, shape: Shape, like: &B::FloatTensor) -> Result<B::FloatTensor>;
-    fn of_f32(value: f32) -> Self;
+    /// `value` rounded to this type.
+    fn of_f64(value: f64) -> Self;
 }
 
 impl HostFloat for f32 {
@@ -50,8 +51,8 @@ impl HostFloat for f32 {
         B::from_vec(values, shape, &B::device(like))
     }
 
-    fn of_f32(value: f32) -> f32 {
-        value
+    fn of_f64(value: f64) -> f32 {
+        value as f32
     }
 }
 
@@ -64,8 +65,8 @@ impl HostFloat for f64 {
         values_like::<B>(values, shape, like)
     }
 
-    fn of_f32(value: f32) -> f64 {
-        f64::from(value)
+    fn of_f64(value: f64) -> f64 {
+        value
     }
 }
 
@@ -82,6 +83,16 @@ macro_rules! in_host_float {
     };
 }
 pub(crate) use in_host_float;
+
+/// A tensor's values as a host op's input: host ops (the collectives among them) compute in `f32`, so the values
+/// of an `F64` tensor are rounded to `f32` here, on purpose and as documented on [`HostTensor`].
+pub(crate) fn host_tensor_of<B: Backend>(tensor: &B::FloatTensor) -> Result<HostTensor> {
+    let data = match B::dtype(tensor) {
+        crate::DType::F32 => B::to_vec(tensor)?,
+        _ => map("host_op", &B::to_f64_vec(tensor)?, |value| value as f32)?,
+    };
+    Ok(HostTensor { data, shape: B::shape(tensor) })
+}
 
 /// The `f32` values of a host op's output as a float tensor of `like`'s dtype on `like`'s device.
 pub(crate) fn host_tensor_like<B: Backend>(host: HostTensor, like: &B::FloatTensor) -> Result<B::FloatTensor> {

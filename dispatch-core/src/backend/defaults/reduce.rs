@@ -80,7 +80,8 @@ pub fn var_dim<B: Backend>(tensor: &B::FloatTensor, axis: usize, correction: usi
     };
     let deviation = B::sub(tensor, &B::mean_dim(tensor, axis)?)?;
     let squares = B::sum_dim(&B::mul(&deviation, &deviation)?, axis)?;
-    B::mul_scalar(&squares, (1.0 / divisor as f64) as f32)
+    // The factor in f64, rounded once to the tensor's dtype by `mul_scalar`.
+    B::mul_scalar(&squares, 1.0 / divisor as f64)
 }
 
 /// On the host.

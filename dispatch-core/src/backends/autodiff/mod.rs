@@ -116,16 +116,24 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
     // Forwarded rather than left to the defaults, in case `B` overrides them.
     fn random_uniform(
         shape: Shape,
-        low: f32,
-        high: f32,
+        low: f64,
+        high: f64,
         seed: u64,
+        dtype: DType,
         device: &Self::Device,
     ) -> Result<Self::FloatTensor> {
-        B::random_uniform(shape, low, high, seed, device).map(AutodiffTensor::detached)
+        B::random_uniform(shape, low, high, seed, dtype, device).map(AutodiffTensor::detached)
     }
 
-    fn random_normal(shape: Shape, mean: f32, std: f32, seed: u64, device: &Self::Device) -> Result<Self::FloatTensor> {
-        B::random_normal(shape, mean, std, seed, device).map(AutodiffTensor::detached)
+    fn random_normal(
+        shape: Shape,
+        mean: f64,
+        std: f64,
+        seed: u64,
+        dtype: DType,
+        device: &Self::Device,
+    ) -> Result<Self::FloatTensor> {
+        B::random_normal(shape, mean, std, seed, dtype, device).map(AutodiffTensor::detached)
     }
 
     // ---- element-wise -------------------------------------------------------------------------------------------
@@ -146,20 +154,20 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
         ops::binary::div(lhs, rhs)
     }
 
-    fn add_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<Self::FloatTensor> {
+    fn add_scalar(tensor: &Self::FloatTensor, scalar: f64) -> Result<Self::FloatTensor> {
         ops::scalar::add_scalar(tensor, scalar)
     }
 
-    fn mul_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<Self::FloatTensor> {
+    fn mul_scalar(tensor: &Self::FloatTensor, scalar: f64) -> Result<Self::FloatTensor> {
         ops::scalar::mul_scalar(tensor, scalar)
     }
 
-    fn powf_scalar(tensor: &Self::FloatTensor, exponent: f32) -> Result<Self::FloatTensor> {
+    fn powf_scalar(tensor: &Self::FloatTensor, exponent: f64) -> Result<Self::FloatTensor> {
         ops::scalar::powf_scalar(tensor, exponent)
     }
 
     /// A step function: its gradient is zero almost everywhere, so the output records no graph.
-    fn greater_scalar(tensor: &Self::FloatTensor, threshold: f32) -> Result<Self::FloatTensor> {
+    fn greater_scalar(tensor: &Self::FloatTensor, threshold: f64) -> Result<Self::FloatTensor> {
         B::greater_scalar(tensor.primitive(), threshold).map(AutodiffTensor::detached)
     }
 
@@ -219,7 +227,7 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
         ops::unary::silu(tensor)
     }
 
-    fn clamp(tensor: &Self::FloatTensor, min: f32, max: f32) -> Result<Self::FloatTensor> {
+    fn clamp(tensor: &Self::FloatTensor, min: f64, max: f64) -> Result<Self::FloatTensor> {
         ops::unary::clamp(tensor, min, max)
     }
 
@@ -257,7 +265,7 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
         ops::layout::permute(tensor, axes)
     }
 
-    fn unfold2d(tensor: &Self::FloatTensor, window: Window2d, pad_value: f32) -> Result<Self::FloatTensor> {
+    fn unfold2d(tensor: &Self::FloatTensor, window: Window2d, pad_value: f64) -> Result<Self::FloatTensor> {
         ops::window::unfold2d(tensor, window, pad_value)
     }
 
@@ -317,8 +325,8 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
     }
 
     /// The float tensor is a new untracked leaf: indices carry no gradient.
-    fn one_hot(indices: &B::IntTensor, classes: usize) -> Result<Self::FloatTensor> {
-        B::one_hot(indices, classes).map(AutodiffTensor::detached)
+    fn one_hot(indices: &B::IntTensor, classes: usize, dtype: DType) -> Result<Self::FloatTensor> {
+        B::one_hot(indices, classes, dtype).map(AutodiffTensor::detached)
     }
 
     // ---- reductions ---------------------------------------------------------------------------------------------
@@ -379,27 +387,27 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
         B::ge(lhs.primitive(), rhs.primitive())
     }
 
-    fn eq_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
+    fn eq_scalar(tensor: &Self::FloatTensor, scalar: f64) -> Result<B::BoolTensor> {
         B::eq_scalar(tensor.primitive(), scalar)
     }
 
-    fn ne_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
+    fn ne_scalar(tensor: &Self::FloatTensor, scalar: f64) -> Result<B::BoolTensor> {
         B::ne_scalar(tensor.primitive(), scalar)
     }
 
-    fn lt_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
+    fn lt_scalar(tensor: &Self::FloatTensor, scalar: f64) -> Result<B::BoolTensor> {
         B::lt_scalar(tensor.primitive(), scalar)
     }
 
-    fn le_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
+    fn le_scalar(tensor: &Self::FloatTensor, scalar: f64) -> Result<B::BoolTensor> {
         B::le_scalar(tensor.primitive(), scalar)
     }
 
-    fn gt_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
+    fn gt_scalar(tensor: &Self::FloatTensor, scalar: f64) -> Result<B::BoolTensor> {
         B::gt_scalar(tensor.primitive(), scalar)
     }
 
-    fn ge_scalar(tensor: &Self::FloatTensor, scalar: f32) -> Result<B::BoolTensor> {
+    fn ge_scalar(tensor: &Self::FloatTensor, scalar: f64) -> Result<B::BoolTensor> {
         B::ge_scalar(tensor.primitive(), scalar)
     }
 
@@ -411,7 +419,7 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
         ops::mask::mask_where(mask, on_true, on_false)
     }
 
-    fn mask_fill(tensor: &Self::FloatTensor, mask: &B::BoolTensor, value: f32) -> Result<Self::FloatTensor> {
+    fn mask_fill(tensor: &Self::FloatTensor, mask: &B::BoolTensor, value: f64) -> Result<Self::FloatTensor> {
         ops::mask::mask_fill(tensor, mask, value)
     }
 
@@ -498,8 +506,8 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
     }
 
     /// The float tensor is a new untracked leaf: ints carry no gradient.
-    fn int_to_float(tensor: &B::IntTensor) -> Result<Self::FloatTensor> {
-        B::int_to_float(tensor).map(AutodiffTensor::detached)
+    fn int_to_float(tensor: &B::IntTensor, dtype: DType) -> Result<Self::FloatTensor> {
+        B::int_to_float(tensor, dtype).map(AutodiffTensor::detached)
     }
 
     fn bool_from_vec(data: Vec<bool>, shape: Shape, device: &Self::Device) -> Result<B::BoolTensor> {
@@ -547,8 +555,8 @@ impl<B: BaseBackend> Backend for Autodiff<B> {
     }
 
     /// The float tensor is a new untracked leaf: bools carry no gradient.
-    fn bool_to_float(tensor: &B::BoolTensor) -> Result<Self::FloatTensor> {
-        B::bool_to_float(tensor).map(AutodiffTensor::detached)
+    fn bool_to_float(tensor: &B::BoolTensor, dtype: DType) -> Result<Self::FloatTensor> {
+        B::bool_to_float(tensor, dtype).map(AutodiffTensor::detached)
     }
 
     // ---- host ops -----------------------------------------------------------------------------------------------

@@ -51,16 +51,22 @@ pub(super) fn unary(
     f(tensor).or_backend(op)
 }
 
-pub(super) fn add_scalar(tensor: &Tensor, scalar: f32) -> Result<Tensor> {
-    unary("add_scalar", tensor, |t| t.affine(1.0, f64::from(scalar)))
+/// `scalar` rounded once to the tensor's dtype, so that candle's own conversion of it (which for `f16` and `bf16`
+/// goes through `f32` and would round twice) is exact.
+pub(super) fn scalar_for(tensor: &Tensor, scalar: f64) -> f64 {
+    dtype_of(tensor).round(scalar)
 }
 
-pub(super) fn mul_scalar(tensor: &Tensor, scalar: f32) -> Result<Tensor> {
-    unary("mul_scalar", tensor, |t| t.affine(f64::from(scalar), 0.0))
+pub(super) fn add_scalar(tensor: &Tensor, scalar: f64) -> Result<Tensor> {
+    unary("add_scalar", tensor, |t| t.affine(1.0, scalar_for(t, scalar)))
 }
 
-pub(super) fn greater_scalar(tensor: &Tensor, threshold: f32) -> Result<Tensor> {
-    unary("greater_scalar", tensor, |t| t.gt(threshold).and_then(|mask| mask.to_dtype(t.dtype())))
+pub(super) fn mul_scalar(tensor: &Tensor, scalar: f64) -> Result<Tensor> {
+    unary("mul_scalar", tensor, |t| t.affine(scalar_for(t, scalar), 0.0))
+}
+
+pub(super) fn greater_scalar(tensor: &Tensor, threshold: f64) -> Result<Tensor> {
+    unary("greater_scalar", tensor, |t| t.gt(scalar_for(t, threshold)).and_then(|mask| mask.to_dtype(t.dtype())))
 }
 
 /// `1 / (1 + exp(-x))`: candle-core has no sigmoid, and this is the expression the ndarray backend evaluates, so
@@ -71,13 +77,13 @@ pub(super) fn sigmoid(tensor: &Tensor) -> Result<Tensor> {
 
 /// `value` where `mask` (a `U8` tensor broadcast to the tensor's shape) is set, the tensor's element elsewhere: one
 /// `where_cond` over a broadcast scalar, with the host default's errors.
-pub(super) fn mask_fill(tensor: &Tensor, mask: &Tensor, value: f32) -> Result<Tensor> {
+pub(super) fn mask_fill(tensor: &Tensor, mask: &Tensor, value: f64) -> Result<Tensor> {
     let op = "mask_fill";
     check_same_device(op, tensor, mask)?;
     let (shape, mask_shape) = (Shape::new(tensor.dims()), Shape::new(mask.dims()));
     Shape::check_mask_fits(op, &shape, &mask_shape)?;
     check_output_like(op, tensor)?;
-    let fill = filled(op, &Shape::new([1]), f64::from(value), dtype_of(tensor), tensor.device())?;
+    let fill = filled(op, &Shape::new([1]), value, dtype_of(tensor), tensor.device())?;
     let (fill, mask) =
         (fill.broadcast_as(tensor.dims()).or_backend(op)?, mask.broadcast_as(tensor.dims()).or_backend(op)?);
     mask.where_cond(&fill, tensor).or_backend(op)

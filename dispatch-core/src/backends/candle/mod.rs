@@ -58,6 +58,7 @@ impl Backend for Candle {
     }
 
     fn to_vec(tensor: &Tensor) -> Result<Vec<f32>> {
+        crate::dtype::check_expected("to_vec", DType::F32, dtype_of(tensor))?;
         host_values("to_vec", tensor, candle_core::DType::F32)
     }
 
@@ -69,9 +70,15 @@ impl Backend for Candle {
         dtype_of(tensor)
     }
 
+    /// candle's own conversion, but from `F64` to `F16` or `BF16`: candle (through `half`) rounds those twice, so
+    /// they are converted on the host, rounding once.
     fn cast(tensor: &Tensor, dtype: DType) -> Result<Tensor> {
         let target = candle_dtype(dtype);
         check_output("cast", tensor.device(), tensor.elem_count(), target)?;
+        if dtype_of(tensor) == DType::F64 && matches!(dtype, DType::F16 | DType::BF16) {
+            let values = host_values("cast", tensor, candle_core::DType::F64)?;
+            return from_f64_values("cast", values, &shape_of(tensor), dtype, tensor.device());
+        }
         tensor.to_dtype(target).or_backend("cast")
     }
 
@@ -106,19 +113,19 @@ impl Backend for Candle {
         binary(BinaryOp::Div, lhs, rhs)
     }
 
-    fn add_scalar(tensor: &Tensor, scalar: f32) -> Result<Tensor> {
+    fn add_scalar(tensor: &Tensor, scalar: f64) -> Result<Tensor> {
         elementwise::add_scalar(tensor, scalar)
     }
 
-    fn mul_scalar(tensor: &Tensor, scalar: f32) -> Result<Tensor> {
+    fn mul_scalar(tensor: &Tensor, scalar: f64) -> Result<Tensor> {
         elementwise::mul_scalar(tensor, scalar)
     }
 
-    fn powf_scalar(tensor: &Tensor, exponent: f32) -> Result<Tensor> {
-        unary("powf_scalar", tensor, |t| t.powf(f64::from(exponent)))
+    fn powf_scalar(tensor: &Tensor, exponent: f64) -> Result<Tensor> {
+        unary("powf_scalar", tensor, |t| t.powf(elementwise::scalar_for(t, exponent)))
     }
 
-    fn greater_scalar(tensor: &Tensor, threshold: f32) -> Result<Tensor> {
+    fn greater_scalar(tensor: &Tensor, threshold: f64) -> Result<Tensor> {
         elementwise::greater_scalar(tensor, threshold)
     }
 
@@ -178,7 +185,7 @@ impl Backend for Candle {
         elementwise::mask_where(mask, on_true, on_false)
     }
 
-    fn mask_fill(tensor: &Tensor, mask: &Tensor, value: f32) -> Result<Tensor> {
+    fn mask_fill(tensor: &Tensor, mask: &Tensor, value: f64) -> Result<Tensor> {
         elementwise::mask_fill(tensor, mask, value)
     }
 
@@ -188,9 +195,9 @@ impl Backend for Candle {
 
     // candle's own `maximum` and `minimum` drop a NaN in the second operand; the host default propagates it, as
     // ndarray does. `clamp` keeps NaN in candle too.
-    fn clamp(tensor: &Tensor, min: f32, max: f32) -> Result<Tensor> {
+    fn clamp(tensor: &Tensor, min: f64, max: f64) -> Result<Tensor> {
         crate::math::check_clamp_bounds(min, max)?;
-        unary("clamp", tensor, |t| t.clamp(min, max))
+        unary("clamp", tensor, |t| t.clamp(elementwise::scalar_for(t, min), elementwise::scalar_for(t, max)))
     }
 
     /// candle's own kernel where stride, padding and dilation are the same on both sides (as it takes them), else
@@ -310,6 +317,22 @@ impl Backend for Candle {
 
     fn bool_to_device(tensor: &Tensor, device: &CandleDevice) -> Result<Tensor> {
         Self::to_device(tensor, device)
+    }
+
+    /// 0 and 1 are exact in every dtype, so candle's own conversion of its `U8` tensor serves.
+    fn bool_to_float(tensor: &Tensor, dtype: DType) -> Result<Tensor> {
+        check_output("bool_to_float", tensor.device(), tensor.elem_count(), candle_dtype(dtype))?;
+        tensor.to_dtype(candle_dtype(dtype)).or_backend("bool_to_float")
+    }
+
+    /// candle's conversion rounds an `i64` once to `F32` or `F64`; for `F16` and `BF16` it would round twice (through
+    /// `f64` and `f32`), so those take the exact default.
+    fn int_to_float(tensor: &Tensor, dtype: DType) -> Result<Tensor> {
+        if matches!(dtype, DType::F16 | DType::BF16) {
+            return crate::backend::defaults::int_to_float::<Self>(tensor, dtype);
+        }
+        check_output("int_to_float", tensor.device(), tensor.elem_count(), candle_dtype(dtype))?;
+        tensor.to_dtype(candle_dtype(dtype)).or_backend("int_to_float")
     }
 }
 

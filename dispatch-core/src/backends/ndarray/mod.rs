@@ -15,7 +15,7 @@ use std::str::FromStr;
 use self::elementwise::{binary, unary};
 pub use self::kinds::{NdArrayBoolTensor, NdArrayIntTensor};
 pub use self::tensor::NdArrayTensor;
-use self::tensor::{with_array, with_arrays};
+use self::tensor::{Element, with_array, with_arrays};
 use crate::backend::{Backend, BaseBackend};
 use crate::device::{BackendDevice, DeviceOf, ParseDeviceError};
 use crate::dtype::DType;
@@ -130,20 +130,37 @@ impl Backend for NdArray {
         binary!("div", lhs, rhs, |a, b| a / b)
     }
 
-    fn add_scalar(tensor: &NdArrayTensor, scalar: f32) -> Result<NdArrayTensor> {
-        unary!("add_scalar", tensor, move |x| x + E::from(scalar))
+    // Scalars are rounded once to the tensor's dtype (`NdArrayTensor::scalar`), then to the element it computes in.
+    fn add_scalar(tensor: &NdArrayTensor, scalar: f64) -> Result<NdArrayTensor> {
+        let scalar = tensor.scalar(scalar);
+        unary!("add_scalar", tensor, {
+            let scalar = E::of_f64(scalar);
+            move |x| x + scalar
+        })
     }
 
-    fn mul_scalar(tensor: &NdArrayTensor, scalar: f32) -> Result<NdArrayTensor> {
-        unary!("mul_scalar", tensor, move |x| x * E::from(scalar))
+    fn mul_scalar(tensor: &NdArrayTensor, scalar: f64) -> Result<NdArrayTensor> {
+        let scalar = tensor.scalar(scalar);
+        unary!("mul_scalar", tensor, {
+            let scalar = E::of_f64(scalar);
+            move |x| x * scalar
+        })
     }
 
-    fn powf_scalar(tensor: &NdArrayTensor, exponent: f32) -> Result<NdArrayTensor> {
-        unary!("powf_scalar", tensor, move |x| x.powf(E::from(exponent)))
+    fn powf_scalar(tensor: &NdArrayTensor, exponent: f64) -> Result<NdArrayTensor> {
+        let exponent = tensor.scalar(exponent);
+        unary!("powf_scalar", tensor, {
+            let exponent = E::of_f64(exponent);
+            move |x| x.powf(exponent)
+        })
     }
 
-    fn greater_scalar(tensor: &NdArrayTensor, threshold: f32) -> Result<NdArrayTensor> {
-        unary!("greater_scalar", tensor, move |x| elementwise::greater(x, E::from(threshold)))
+    fn greater_scalar(tensor: &NdArrayTensor, threshold: f64) -> Result<NdArrayTensor> {
+        let threshold = tensor.scalar(threshold);
+        unary!("greater_scalar", tensor, {
+            let threshold = E::of_f64(threshold);
+            move |x| elementwise::greater(x, threshold)
+        })
     }
 
     fn neg(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
@@ -208,17 +225,22 @@ impl Backend for NdArray {
         })
     }
 
-    fn mask_fill(tensor: &NdArrayTensor, mask: &NdArrayBoolTensor, value: f32) -> Result<NdArrayTensor> {
-        with_array!(tensor, |array| elementwise::fill_where::<E>(tensor.dtype(), array, mask.array(), E::from(value)))
+    fn mask_fill(tensor: &NdArrayTensor, mask: &NdArrayBoolTensor, value: f64) -> Result<NdArrayTensor> {
+        let value = tensor.scalar(value);
+        with_array!(tensor, |array| elementwise::fill_where::<E>(tensor.dtype(), array, mask.array(), E::of_f64(value)))
     }
 
     fn silu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
         unary!("silu", tensor, math::silu::<E>)
     }
 
-    fn clamp(tensor: &NdArrayTensor, min: f32, max: f32) -> Result<NdArrayTensor> {
+    fn clamp(tensor: &NdArrayTensor, min: f64, max: f64) -> Result<NdArrayTensor> {
         math::check_clamp_bounds(min, max)?;
-        unary!("clamp", tensor, move |x| math::clamp(x, E::from(min), E::from(max)))
+        let (min, max) = (tensor.scalar(min), tensor.scalar(max));
+        unary!("clamp", tensor, {
+            let (min, max) = (E::of_f64(min), E::of_f64(max));
+            move |x| math::clamp(x, min, max)
+        })
     }
 
     fn maximum(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {

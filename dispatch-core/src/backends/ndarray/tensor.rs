@@ -114,6 +114,12 @@ impl NdArrayTensor {
         self.dtype
     }
 
+    /// A scalar argument of an op on this tensor, rounded once to its dtype (then exact in the element it computes
+    /// in).
+    pub(super) fn scalar(&self, value: f64) -> f64 {
+        self.dtype.round(value)
+    }
+
     pub(super) fn from_f64_vec(data: Vec<f64>, shape: &Shape, dtype: DType) -> Result<Self> {
         let op = "from_f64_vec";
         shape.check_tensor_shape(op)?;
@@ -194,9 +200,10 @@ impl NdArrayTensor {
         with_array!(self, |array| Shape::new(array.shape()))
     }
 
-    /// The elements in row-major order as `f32` (rounded for `F64`); [`Error::OutOfMemory`] if the copy cannot be
-    /// allocated.
+    /// The elements of an `F32` tensor in row-major order; [`Error::UnexpectedDType`] for another dtype (read those
+    /// with [`to_f64_vec`](Self::to_f64_vec)), [`Error::OutOfMemory`] if the copy cannot be allocated.
     pub fn to_vec(&self) -> Result<Vec<f32>> {
+        dtype::check_expected("to_vec", DType::F32, self.dtype)?;
         match &self.values {
             FloatArray::F32(array) => row_major_values("to_vec", array),
             FloatArray::F64(array) => row_major_converted("to_vec", array, |value| value as f32),

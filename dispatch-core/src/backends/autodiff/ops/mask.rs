@@ -8,7 +8,7 @@ use crate::shape::Shape;
 
 /// 1 where `mask` holds, else 0, in `like`'s dtype: a factor a gradient of that dtype can be multiplied by.
 pub(crate) fn ones_where<B: BaseBackend>(mask: &B::BoolTensor, like: &B::FloatTensor) -> Result<B::FloatTensor> {
-    B::cast(&B::bool_to_float(mask)?, B::dtype(like))
+    B::bool_to_float(mask, B::dtype(like))
 }
 
 /// d/d(on_true) = the gradient where `mask` holds, d/d(on_false) = where it does not; each reduced back to its
@@ -51,7 +51,7 @@ pub(crate) fn selected<B: BaseBackend>(
 pub(crate) fn mask_fill<B: BaseBackend>(
     tensor: &AutodiffTensor<B>,
     mask: &B::BoolTensor,
-    value: f32,
+    value: f64,
 ) -> Result<AutodiffTensor<B>> {
     let output = B::mask_fill(tensor.primitive(), mask, value)?;
     Ok(AutodiffTensor::unary("mask_fill", tensor, output, |_| {

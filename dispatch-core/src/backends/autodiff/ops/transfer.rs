@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use crate::backend::defaults::host_tensor_like;
-use crate::backend::{BaseBackend, HostOp, HostTensor};
+use crate::backend::defaults::{host_tensor_like, host_tensor_of};
+use crate::backend::{BaseBackend, HostOp};
 use crate::backends::autodiff::tensor::AutodiffTensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -34,8 +34,7 @@ pub(crate) fn host_op<B: BaseBackend>(input: &AutodiffTensor<B>, op: Arc<dyn Hos
     Ok(AutodiffTensor::unary("host_op", input, output, |_| {
         let input_shape = B::shape(input.primitive());
         move |gradient| {
-            let grad_output = HostTensor { data: B::to_vec(&gradient)?, shape: B::shape(&gradient) };
-            let grad_input = op.backward(grad_output)?;
+            let grad_input = op.backward(host_tensor_of::<B>(&gradient)?)?;
             // The op is user code: a gradient of the wrong shape is its bug, reported rather than broadcast.
             if grad_input.shape != input_shape {
                 return Err(Error::invalid(

@@ -113,7 +113,7 @@ pub(crate) fn cos<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffT
 }
 
 /// `exp(-x²)`, the shape of the normal density that the derivatives of `erf` and `gelu` share, scaled by `scale`.
-fn gaussian<B: BaseBackend>(x: &B::FloatTensor, squared_scale: f32, scale: f32) -> Result<B::FloatTensor> {
+fn gaussian<B: BaseBackend>(x: &B::FloatTensor, squared_scale: f64, scale: f64) -> Result<B::FloatTensor> {
     B::mul_scalar(&B::exp(&B::mul_scalar(&B::mul(x, x)?, -squared_scale)?)?, scale)
 }
 
@@ -122,7 +122,7 @@ pub(crate) fn erf<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffT
     let output = B::erf(input.primitive())?;
     Ok(AutodiffTensor::unary("erf", input, output, |_| {
         let input = input.primitive().clone();
-        move |gradient| B::mul(&gradient, &gaussian::<B>(&input, 1.0, std::f32::consts::FRAC_2_SQRT_PI)?)
+        move |gradient| B::mul(&gradient, &gaussian::<B>(&input, 1.0, std::f64::consts::FRAC_2_SQRT_PI)?)
     }))
 }
 
@@ -132,10 +132,10 @@ pub(crate) fn gelu<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<Autodiff
     Ok(AutodiffTensor::unary("gelu", input, output, |_| {
         let input = input.primitive().clone();
         move |gradient| {
-            let erf = B::erf(&B::mul_scalar(&input, std::f32::consts::FRAC_1_SQRT_2)?)?;
+            let erf = B::erf(&B::mul_scalar(&input, std::f64::consts::FRAC_1_SQRT_2)?)?;
             let cdf = B::mul_scalar(&B::add_scalar(&erf, 1.0)?, 0.5)?;
             // 1/√(2π) = FRAC_1_SQRT_2 · FRAC_2_SQRT_PI / 2
-            let density_scale = std::f32::consts::FRAC_1_SQRT_2 * std::f32::consts::FRAC_2_SQRT_PI * 0.5;
+            let density_scale = std::f64::consts::FRAC_1_SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5;
             let density = gaussian::<B>(&input, 0.5, density_scale)?;
             B::mul(&gradient, &B::add(&cdf, &B::mul(&input, &density)?)?)
         }
@@ -157,7 +157,7 @@ pub(crate) fn silu<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<Autodiff
 }
 
 /// d clamp(x) = 1 where `min <= x <= max`, else 0.
-pub(crate) fn clamp<B: BaseBackend>(input: &AutodiffTensor<B>, min: f32, max: f32) -> Result<AutodiffTensor<B>> {
+pub(crate) fn clamp<B: BaseBackend>(input: &AutodiffTensor<B>, min: f64, max: f64) -> Result<AutodiffTensor<B>> {
     let output = B::clamp(input.primitive(), min, max)?;
     Ok(AutodiffTensor::unary("clamp", input, output, |_| {
         let input = input.primitive().clone();

@@ -11,7 +11,7 @@ use crate::shape::Shape;
 pub(crate) fn unfold2d<B: BaseBackend>(
     input: &AutodiffTensor<B>,
     window: Window2d,
-    pad_value: f32,
+    pad_value: f64,
 ) -> Result<AutodiffTensor<B>> {
     let output = B::unfold2d(input.primitive(), window, pad_value)?;
     Ok(AutodiffTensor::unary("unfold2d", input, output, |_| {
