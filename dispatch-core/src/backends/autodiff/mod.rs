@@ -1,8 +1,11 @@
 //! `Autodiff<B>`: reverse-mode automatic differentiation over any base backend `B`.
 //!
-//! Every op runs `B`'s op on the inner tensors (so values are bit-identical to `B`'s) and, when an input depends on
-//! a tensor marked with `require_grad`, records a graph node holding the op's backward rule and what that rule
-//! needs. `backward` walks the nodes the loss depends on in reverse topological order.
+//! Most ops run `B`'s op on the inner tensors, so their values are `B`'s. The convolutions and the average pools
+//! are the exception: they are the defaults composed over `unfold2d`, `matmul` and `fold2d` (whose backward rules
+//! are known) rather than a kernel `B` may have (candle's `conv2d`), so they agree with `B` to rounding, not bit for
+//! bit. When an input depends on a tensor marked with `require_grad`, an op also records a graph node holding its
+//! backward rule and what that rule needs. `backward` walks the nodes the loss depends on in reverse topological
+//! order.
 
 mod broadcast;
 mod graph;

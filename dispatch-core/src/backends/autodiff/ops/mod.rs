@@ -1,5 +1,5 @@
 //! The forward and backward rule of every differentiable op, by op family. Each forward calls the inner backend's
-//! op (so values are bit-identical to it) and records a backward rule only when an input records a graph.
+//! op (so its values are the backend's) and records a backward rule only when an input records a graph.
 
 pub(crate) mod binary;
 pub(crate) mod index;
