@@ -59,6 +59,21 @@ pub enum Error {
         actual: crate::DType,
     },
 
+    /// A tensor of the backend library's own dtype that `dispatch` does not model as a float tensor: a candle
+    /// tensor of `u32` or `f8e4m3` handed in through `Tensor::from_primitive`, say, or of a dtype candle added after
+    /// this release.
+    #[error(
+        "`{op}` got a tensor of `{backend}` dtype `{dtype}`, which dispatch does not model; float tensors hold f32, f64, f16 or bf16"
+    )]
+    UnsupportedDType {
+        /// The op that refused the tensor.
+        op: &'static str,
+        /// The backend whose dtype it is (`candle`).
+        backend: &'static str,
+        /// The library's name for the dtype (`u32`).
+        dtype: &'static str,
+    },
+
     /// An argument out of its domain: a bad axis, a reshape to another element count, an empty shape, data that
     /// does not fill the shape.
     #[error("invalid argument to `{op}`: {reason}")]

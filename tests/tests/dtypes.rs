@@ -317,3 +317,46 @@ fn a_derived_enum_keeps_the_dtype_within_and_across_its_variants() {
         assert_eq!((moved.dtype(), moved.to_f64_vec().unwrap()), (dtype, on_candle.to_f64_vec().unwrap()));
     }
 }
+
+/// candle has dtypes dispatch does not model (integers, f8/f6/f4 formats, and whatever a later candle adds: its
+/// `DType` is non-exhaustive). A candle tensor of one, handed in through `from_primitive`, is an error naming the
+/// dtype in every op, never silently read as f32.
+#[test]
+fn a_candle_tensor_of_a_dtype_dispatch_does_not_model_is_an_error_naming_it() {
+    use dispatch_core::backends::Candle;
+    let cpu = candle_core::Device::Cpu;
+    let foreign = [
+        ("u32", candle_core::Tensor::new(&[1u32, 2, 3, 4], &cpu).unwrap()),
+        ("i64", candle_core::Tensor::new(&[1i64, 2, 3, 4], &cpu).unwrap()),
+        (
+            "f8e4m3",
+            candle_core::Tensor::new(&[1f32, 2.0, 3.0, 4.0], &cpu)
+                .unwrap()
+                .to_dtype(candle_core::DType::F8E4M3)
+                .unwrap(),
+        ),
+    ];
+    for (name, primitive) in foreign {
+        let x = Tensor::<Candle>::from_primitive(primitive.clone());
+        let float = Tensor::<Candle>::from_f64_vec(vec![1.0; 4], [4], DType::F32, &CandleDevice::cpu()).unwrap();
+        let results: Vec<(&str, Result<()>)> = vec![
+            ("to_f64_vec", x.to_f64_vec().map(drop)),
+            ("to_vec", x.to_vec().map(drop)),
+            ("cast", x.cast(DType::F32).map(drop)),
+            ("exp", x.exp().map(drop)),
+            ("add_scalar", x.add_scalar(1.0).map(drop)),
+            ("add", float.add(&x).map(drop)),
+            ("sum", x.sum().map(drop)),
+            ("sum_dim", x.sum_dim(0).map(drop)),
+            ("reshape", x.reshape([2, 2]).map(drop)),
+            ("matmul", x.reshape([2, 2]).and_then(|square| square.matmul(&square)).map(drop)),
+            ("max_dim", x.max_dim(0).map(drop)),
+        ];
+        for (op, result) in results {
+            match result {
+                Err(Error::UnsupportedDType { backend: "candle", dtype, .. }) => assert_eq!(dtype, name, "{op}"),
+                other => panic!("{op} of a candle {name} tensor: expected UnsupportedDType, got {other:?}"),
+            }
+        }
+    }
+}

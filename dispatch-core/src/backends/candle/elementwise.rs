@@ -3,7 +3,7 @@
 
 use candle_core::Tensor;
 
-use super::error::{OrBackend, check_operands, check_same_device, dtype_of};
+use super::error::{OrBackend, check_operands, check_same_device, dtype_of, float_dtype};
 use super::memory::{check_output, check_output_like, filled};
 use crate::error::Result;
 use crate::shape::Shape;
@@ -47,6 +47,7 @@ pub(super) fn unary(
     tensor: &Tensor,
     f: impl FnOnce(&Tensor) -> candle_core::Result<Tensor>,
 ) -> Result<Tensor> {
+    float_dtype(op, tensor)?;
     check_output_like(op, tensor)?;
     f(tensor).or_backend(op)
 }
@@ -83,7 +84,7 @@ pub(super) fn mask_fill(tensor: &Tensor, mask: &Tensor, value: f64) -> Result<Te
     let (shape, mask_shape) = (Shape::new(tensor.dims()), Shape::new(mask.dims()));
     Shape::check_mask_fits(op, &shape, &mask_shape)?;
     check_output_like(op, tensor)?;
-    let fill = filled(op, &Shape::new([1]), value, dtype_of(tensor), tensor.device())?;
+    let fill = filled(op, &Shape::new([1]), value, float_dtype(op, tensor)?, tensor.device())?;
     let (fill, mask) =
         (fill.broadcast_as(tensor.dims()).or_backend(op)?, mask.broadcast_as(tensor.dims()).or_backend(op)?);
     mask.where_cond(&fill, tensor).or_backend(op)

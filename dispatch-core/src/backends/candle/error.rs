@@ -32,14 +32,16 @@ impl<T> OrBackend<T> for candle_core::Result<T> {
     }
 }
 
-/// Checks that every tensor lives on the device of the first and has its dtype, which candle would otherwise
-/// report as a string: a [`Error::DeviceMismatch`] or [`Error::DTypeMismatch`].
+/// Checks that every tensor is a float tensor dispatch models, lives on the device of the first and has its dtype,
+/// which candle would otherwise report as a string: an [`Error::UnsupportedDType`], [`Error::DeviceMismatch`] or
+/// [`Error::DTypeMismatch`].
 pub(super) fn check_operands<'a>(op: &'static str, tensors: impl IntoIterator<Item = &'a Tensor>) -> Result<()> {
     let mut tensors = tensors.into_iter();
     let Some(first) = tensors.next() else { return Ok(()) };
+    let first_dtype = float_dtype(op, first)?;
     for other in tensors {
         check_same_device(op, first, other)?;
-        dtype::check_same(op, dtype_of(first), dtype_of(other))?;
+        dtype::check_same(op, first_dtype, float_dtype(op, other)?)?;
     }
     Ok(())
 }
@@ -57,15 +59,24 @@ pub(super) fn check_same_device(op: &'static str, first: &Tensor, other: &Tensor
     ))
 }
 
-/// The dtype of a float tensor. A tensor of another candle dtype (an int or bool tensor passed where a float one
-/// belongs) reports `F32`; candle then rejects it in the op with its own dtype error.
-pub(super) fn dtype_of(tensor: &Tensor) -> DType {
+/// The dtype of a float tensor, or an [`Error::UnsupportedDType`] naming a candle dtype that dispatch does not model
+/// (a tensor handed in through `Tensor::from_primitive`, an int or bool tensor where a float one belongs).
+pub(super) fn float_dtype(op: &'static str, tensor: &Tensor) -> Result<DType> {
     match tensor.dtype() {
-        candle_core::DType::F64 => DType::F64,
-        candle_core::DType::F16 => DType::F16,
-        candle_core::DType::BF16 => DType::BF16,
-        _ => DType::F32,
+        candle_core::DType::F32 => Ok(DType::F32),
+        candle_core::DType::F64 => Ok(DType::F64),
+        candle_core::DType::F16 => Ok(DType::F16),
+        candle_core::DType::BF16 => Ok(DType::BF16),
+        // candle's `DType` is non-exhaustive: every other dtype, today's integers and f8/f6/f4 formats and any that
+        // a later candle adds, is an error that names it, never a float dtype by default.
+        other => Err(Error::UnsupportedDType { op, backend: "candle", dtype: other.as_str() }),
     }
+}
+
+/// The dtype of a float tensor, for the infallible `Backend::dtype`: a tensor of a dtype dispatch does not model
+/// reports `F32` here, and every op on it is the [`float_dtype`] error.
+pub(super) fn dtype_of(tensor: &Tensor) -> DType {
+    float_dtype("dtype", tensor).unwrap_or(DType::F32)
 }
 
 /// The candle dtype of `dtype`.

@@ -3,7 +3,7 @@
 
 use candle_core::{DType, Tensor};
 
-use super::error::{OrBackend, check_operands, dtype_of};
+use super::error::{OrBackend, check_operands, dtype_of, float_dtype};
 use super::memory::{check_output, check_output_like, filled};
 use crate::error::Result;
 use crate::shape::Shape;
@@ -13,11 +13,13 @@ pub(super) fn shape_of(tensor: &Tensor) -> Shape {
 }
 
 pub(super) fn swap_dims(tensor: &Tensor, dim0: usize, dim1: usize) -> Result<Tensor> {
+    float_dtype("swap_dims", tensor)?;
     shape_of(tensor).swap_dims("swap_dims", dim0, dim1)?;
     tensor.transpose(dim0, dim1).or_backend("swap_dims")
 }
 
 pub(super) fn reshape(tensor: &Tensor, shape: &Shape) -> Result<Tensor> {
+    float_dtype("reshape", tensor)?;
     shape_of(tensor).check_reshape(shape)?;
     if !tensor.is_contiguous() {
         // candle copies a strided tensor into row-major order first.
@@ -27,6 +29,7 @@ pub(super) fn reshape(tensor: &Tensor, shape: &Shape) -> Result<Tensor> {
 }
 
 pub(super) fn narrow(tensor: &Tensor, axis: usize, start: usize, len: usize) -> Result<Tensor> {
+    float_dtype("narrow", tensor)?;
     shape_of(tensor).check_narrow(axis, start, len)?;
     tensor.narrow(axis, start, len).or_backend("narrow")
 }

@@ -14,7 +14,7 @@ use candle_core::Tensor;
 
 pub use self::device::CandleDevice;
 use self::elementwise::{BinaryOp, binary, unary};
-use self::error::{OrBackend, candle_dtype, check_operands, dtype_of};
+use self::error::{OrBackend, candle_dtype, check_operands, dtype_of, float_dtype};
 use self::layout::shape_of;
 use self::memory::{check_output, filled, from_f64_values};
 use crate::backend::{Backend, BaseBackend, Conv2dOptions, module_ops};
@@ -58,11 +58,12 @@ impl Backend for Candle {
     }
 
     fn to_vec(tensor: &Tensor) -> Result<Vec<f32>> {
-        crate::dtype::check_expected("to_vec", DType::F32, dtype_of(tensor))?;
+        crate::dtype::check_expected("to_vec", DType::F32, float_dtype("to_vec", tensor)?)?;
         host_values("to_vec", tensor, candle_core::DType::F32)
     }
 
     fn to_f64_vec(tensor: &Tensor) -> Result<Vec<f64>> {
+        float_dtype("to_f64_vec", tensor)?;
         host_values("to_f64_vec", tensor, candle_core::DType::F64)
     }
 
@@ -75,7 +76,7 @@ impl Backend for Candle {
     fn cast(tensor: &Tensor, dtype: DType) -> Result<Tensor> {
         let target = candle_dtype(dtype);
         check_output("cast", tensor.device(), tensor.elem_count(), target)?;
-        if dtype_of(tensor) == DType::F64 && matches!(dtype, DType::F16 | DType::BF16) {
+        if float_dtype("cast", tensor)? == DType::F64 && matches!(dtype, DType::F16 | DType::BF16) {
             let values = host_values("cast", tensor, candle_core::DType::F64)?;
             return from_f64_values("cast", values, &shape_of(tensor), dtype, tensor.device());
         }
@@ -238,6 +239,7 @@ impl Backend for Candle {
     }
 
     fn permute(tensor: &Tensor, axes: Vec<usize>) -> Result<Tensor> {
+        float_dtype("permute", tensor)?;
         shape_of(tensor).permute(&axes)?;
         tensor.permute(axes).or_backend("permute")
     }

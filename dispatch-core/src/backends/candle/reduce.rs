@@ -2,27 +2,31 @@
 
 use candle_core::{DType, Tensor};
 
-use super::error::OrBackend;
+use super::error::{OrBackend, float_dtype};
 use super::layout::shape_of;
 use super::memory::{check_output, check_output_like};
 use crate::error::{Error, Result};
 
 pub(super) fn sum(tensor: &Tensor) -> Result<Tensor> {
+    float_dtype("sum", tensor)?;
     tensor.sum_all().and_then(|sum| sum.reshape(1)).or_backend("sum")
 }
 
 /// The mean of no elements is NaN (0 times 1/0), as on every backend.
 pub(super) fn mean(tensor: &Tensor) -> Result<Tensor> {
+    float_dtype("mean", tensor)?;
     let scale = reciprocal(tensor.elem_count());
     sum(tensor)?.affine(scale, 0.0).or_backend("mean")
 }
 
 pub(super) fn sum_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+    float_dtype("sum_dim", tensor)?;
     check_reduced_output("sum_dim", tensor, axis, tensor.dtype())?;
     tensor.sum_keepdim(axis).or_backend("sum_dim")
 }
 
 pub(super) fn mean_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+    float_dtype("mean_dim", tensor)?;
     check_reduced_output("mean_dim", tensor, axis, tensor.dtype())?;
     let scale = reciprocal(tensor.dims()[axis]);
     tensor.sum_keepdim(axis).and_then(|sums| sums.affine(scale, 0.0)).or_backend("mean_dim")
@@ -30,6 +34,7 @@ pub(super) fn mean_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
 
 /// `x - max - log(sum(exp(x - max)))`, the same order of operations as the ndarray backend.
 pub(super) fn log_softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+    float_dtype("log_softmax", tensor)?;
     shape_of(tensor).check_axis("log_softmax", axis)?;
     check_output_like("log_softmax", tensor)?;
     if tensor.elem_count() == 0 {
@@ -45,6 +50,7 @@ pub(super) fn log_softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
 }
 
 pub(super) fn argmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+    float_dtype("argmax", tensor)?;
     let shape = shape_of(tensor);
     shape.check_axis("argmax", axis)?;
     if shape.dims()[axis] == 0 {
