@@ -69,6 +69,12 @@ crate::__backend_ops! { __op_names {} }
 pub trait BaseBackend: Backend<Device: DeviceOf<crate::backends::Autodiff<Self>>> {}
 
 /// A backend whose tensors can record a computation graph and run reverse-mode differentiation.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` records no gradients: it is not an autodiff backend",
+    label = "not an autodiff backend",
+    note = "for a derived enum's backend, add an `#[autodiff]` variant to the device enum \
+            (`#[autodiff] Autodiff(AutodiffDevice<Self>)`); for a backend `B` of its own, use `Autodiff<B>`"
+)]
 pub trait AutodiffBackend: Backend {
     /// Marks a tensor as a leaf whose gradient `backward` reports; returns the tracked tensor.
     fn require_grad(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor>;

@@ -22,6 +22,8 @@ mod derive;
 mod expand;
 #[path = "../src/fallback.rs"]
 mod fallback;
+#[path = "../src/hidden.rs"]
+mod hidden;
 #[path = "../src/model.rs"]
 mod model;
 #[path = "../src/valid.rs"]

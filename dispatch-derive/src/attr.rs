@@ -3,9 +3,9 @@
 //! `#[autodiff]` and `#[distributed]` by hand, since a backend path may carry generics that meta syntax rejects.
 
 use darling::util::{Flag, SpannedValue};
-use darling::{Error, FromAttributes};
+use darling::{Error, FromAttributes, FromMeta};
 use syn::punctuated::Punctuated;
-use syn::{Attribute, Ident, Meta, Path, Token, Type};
+use syn::{Attribute, Expr, Ident, Meta, Path, Token, Type};
 
 /// The enum-level `#[dispatch(...)]`: names of the generated items and the path to dispatch-core.
 #[derive(Default, FromAttributes)]
@@ -27,6 +27,40 @@ pub struct EnumOptions {
     /// Traits declared with `#[dispatch_core::extension]` that the generated backend implements.
     #[darling(default)]
     pub extensions: darling::util::PathList,
+    /// A variant's option written on the enum: read only to say where it goes.
+    pub no_from: Flag,
+}
+
+/// The value of `name = "..."`: a string, which a name written without quotes is told to be.
+pub struct DeviceName(String);
+
+impl DeviceName {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl FromMeta for DeviceName {
+    fn from_string(value: &str) -> darling::Result<Self> {
+        Ok(DeviceName(value.to_owned()))
+    }
+
+    fn from_word() -> darling::Result<Self> {
+        Err(Error::custom("`name` needs the device's name as a string, e.g. `name = \"cpu\"`"))
+    }
+
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        match expr {
+            Expr::Lit(literal) => Self::from_value(&literal.lit),
+            // The invisible group around an expression passed through a `macro_rules!`.
+            Expr::Group(group) => Self::from_expr(&group.expr),
+            Expr::Path(path) => {
+                let written = quote::quote!(#path).to_string().replace(' ', "");
+                Err(Error::custom(format!("a device name is a string: write `name = \"{written}\"`")).with_span(expr))
+            }
+            _ => Err(Error::custom("a device name is a string, e.g. `name = \"cpu\"`").with_span(expr)),
+        }
+    }
 }
 
 /// The variant-level `#[dispatch(...)]`.
@@ -35,7 +69,7 @@ pub struct EnumOptions {
 pub struct VariantOptions {
     /// The variant's name for `Display` and `FromStr` (the same for every device it holds); the variant's name in
     /// lowercase by default.
-    pub name: Option<SpannedValue<String>>,
+    pub name: Option<SpannedValue<DeviceName>>,
     /// No `From<field>` for the enum: for the variants but one that hold one type (which the derive reports when it
     /// sees it, and cannot see through an alias or a re-export), and for a field whose alias hides a projection.
     pub no_from: Flag,

@@ -12,6 +12,7 @@ mod derive;
 mod expand;
 mod extension;
 mod fallback;
+mod hidden;
 mod model;
 #[cfg(test)]
 mod tests;

@@ -1,13 +1,13 @@
 //! Every rule the input must follow, in one place. Each broken rule is reported at the user's own tokens, and
 //! checking goes on after it so that the user sees every error at once.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use darling::Error;
 use darling::error::Accumulator;
 use proc_macro2::Span;
 use syn::ext::IdentExt;
-use syn::{Fields, Ident, Type};
+use syn::{Fields, Ident, Path, Type};
 
 use crate::ast::{Input, Variant};
 use crate::attr::{RoleAttr, RoleKind};
@@ -33,6 +33,17 @@ pub fn check(input: &Input, errors: &mut Accumulator) -> Model {
     check_has_backend(&devices, input, errors);
     check_unique_names(&devices, errors);
     check_unambiguous_from(&devices, errors);
+    check_extensions_listed_once(&input.options.extensions, errors);
+    if input.options.no_from.is_present() {
+        errors.push(
+            syn::Error::new(
+                input.options.no_from.span(),
+                "`no_from` goes on a variant, not on the enum: `#[dispatch(no_from)]` on a variant leaves out \
+                 `From` of that variant's field",
+            )
+            .into(),
+        );
+    }
     Model {
         ident: original.ident.clone(),
         user_ident: original.ident.clone(),
@@ -40,7 +51,7 @@ pub fn check(input: &Input, errors: &mut Accumulator) -> Model {
         private: model::private_path(input.options.krate.as_ref()),
         items: ItemNames::with_defaults(&original.ident, &input.options),
         devices,
-        extensions: input.options.extensions.to_vec(),
+        extensions: input.options.extensions.iter().cloned().collect(),
     }
 }
 
@@ -230,6 +241,23 @@ fn check_autodiff(devices: &[Device], input: &Input, errors: &mut Accumulator) {
                     quote::quote!(#backend).to_string().replace(' ', "")
                 ))
                 .with_span(backend),
+            );
+        }
+    }
+}
+
+/// Each extension is listed once: the backend implements it once. Two spellings of one trait (a path and a
+/// re-export) are beyond what a derive can see; rustc reports those as conflicting impls.
+fn check_extensions_listed_once(extensions: &[Path], errors: &mut Accumulator) {
+    let mut listed = HashSet::new();
+    for extension in extensions {
+        let spelled = quote::quote!(#extension).to_string().replace(' ', "");
+        if !listed.insert(spelled.clone()) {
+            errors.push(
+                Error::custom(format!(
+                    "extension `{spelled}` is listed twice in `extensions(...)`: the backend implements it once"
+                ))
+                .with_span(extension),
             );
         }
     }

@@ -15,6 +15,8 @@ mod derive;
 mod expand;
 #[path = "../src/fallback.rs"]
 mod fallback;
+#[path = "../src/hidden.rs"]
+mod hidden;
 #[path = "../src/model.rs"]
 mod model;
 #[path = "../src/valid.rs"]

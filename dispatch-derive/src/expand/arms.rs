@@ -7,6 +7,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::Type;
 
+use crate::hidden;
 use crate::model::{Device, Model, Role, TensorKind};
 
 pub struct Arm<'a> {
@@ -241,27 +242,33 @@ pub fn routes(model: &Model, arms: &[Arm]) -> TokenStream {
         let ident = arm.ident();
         arm.located(quote!(#private::#visit_trait::visit::<#ident>))
     };
-    let routes = routes_impl(model, arms, &quote!(#private::Routes), &quote!(#private), callee, |_| quote!());
+    let visit_trait = |core_visit_trait: &syn::Ident| quote!(#private::#core_visit_trait);
+    let routes = routes_impl(model, arms, &quote!(#private::Routes), visit_trait, callee, |_| quote!());
     quote! {
         #(#arm_impls)*
         #routes
     }
 }
 
-/// For each extension the enum lists (`#[dispatch(extensions(...))]`): per arm, the arm's backend's ops
-/// (`ops::<Backend>()` of the hidden module the extension's attribute put beside it), and `Routes` of that module,
-/// which hands them to the op's visitor. `ops` is bounded by the extension, and is called once per arm, spanned at
-/// the variant (for a `#[backend]` variant at its backend path, for the
-/// `#[autodiff]` variant at the variant): a missing impl is one error, where the variant is written. The module's
-/// path keeps the span of the path the user wrote, where a trait without the attribute is reported.
+/// For each extension the enum lists (`#[dispatch(extensions(...))]`): per arm, the arm's backend's ops (from the
+/// hidden module the extension's attribute put beside it), and the module's routes trait, which hands them to the
+/// op's visitor. The ops are bounded by the extension, and taken once per arm, spanned at the variant (for a
+/// `#[backend]` variant at its backend path, for the `#[autodiff]` variant at the variant): a missing impl is one
+/// error, where the variant is written.
+///
+/// The module is named once, by a `use` spanned at the path the user wrote: a trait without the attribute is one
+/// unresolved import there, not one error per use.
 pub fn extension_routes(model: &Model, arms: &[Arm]) -> TokenStream {
     let (private, backend) = (&model.private, &model.items.backend);
+    let (routes_trait, ops_struct, ops_fn) = (hidden::routes_trait(), hidden::ops_struct(), hidden::ops_fn());
     let impls = model.extensions.iter().enumerate().map(|(index, extension)| {
-        let mut module = extension.clone();
-        if let Some(last) = module.segments.last_mut() {
-            last.ident = syn::Ident::new(&format!("__dispatch_extension_{}", last.ident), last.ident.span());
+        let mut path = extension.clone();
+        if let Some(last) = path.segments.last_mut() {
+            last.ident = hidden::module(&last.ident);
             last.arguments = syn::PathArguments::None;
         }
+        let path_span = proc_macro2::Span::call_site().located_at(syn::spanned::Spanned::span(extension));
+        let module = format_ident!("__DispatchExtension{}", index, span = path_span);
         let ops_of = |arm: &Arm| format_ident!("__DISPATCH_EXTENSION_{}_OPS_OF_{}", index, arm.ident());
         let at_variant = |arm: &Arm, tokens: TokenStream| match arm.base {
             None => arm.located(tokens),
@@ -270,11 +277,11 @@ pub fn extension_routes(model: &Model, arms: &[Arm]) -> TokenStream {
         let consts = arms.iter().map(|arm| {
             let (cfg, name, ident) = (&arm.cfg, ops_of(arm), arm.ident());
             let arm_backend = quote!(<#ident as #private::Arm<#backend>>::Backend);
-            let of = at_variant(arm, quote!(ops::<#arm_backend>()));
-            quote!(#cfg #[allow(non_upper_case_globals)] const #name: #module::Ops<#arm_backend> = #module::#of;)
+            let of = at_variant(arm, quote!(#ops_fn::<#arm_backend>()));
+            quote!(#cfg #[allow(non_upper_case_globals)] const #name: #module::#ops_struct<#arm_backend> = #module::#of;)
         });
-        let callee = |arm: &Arm, visit_trait: &syn::Ident| {
-            let ident = arm.ident();
+        let callee = |arm: &Arm, core_visit_trait: &syn::Ident| {
+            let (ident, visit_trait) = (arm.ident(), hidden::visit_trait(&core_visit_trait.to_string()));
             let call = arm.located(quote!(#visit_trait::visit::<#ident>));
             quote!(#module::#call)
         };
@@ -282,20 +289,29 @@ pub fn extension_routes(model: &Model, arms: &[Arm]) -> TokenStream {
             let name = ops_of(arm);
             quote!(, &#name)
         };
-        let routes = routes_impl(model, arms, &quote!(#module::Routes), &quote!(#module), callee, extra);
-        quote!(#(#consts)* #routes)
+        let visit_trait = |core_visit_trait: &syn::Ident| {
+            let visit_trait = hidden::visit_trait(&core_visit_trait.to_string());
+            quote!(#module::#visit_trait)
+        };
+        let routes = routes_impl(model, arms, &quote!(#module::#routes_trait), visit_trait, callee, extra);
+        let import = located_at(quote!(use #path as #module;), path_span);
+        quote! {
+            #import
+            #(#consts)*
+            #routes
+        }
     });
     quote!(#(#impls)*)
 }
 
 /// `impl <routes_trait> for <backend>`, one exhaustive `match` per kind of operand, down into the autodiff
-/// variant's base devices; `visitors` is the module of the `VisitFloat`, ..., `VisitDevice` traits, `callee` the
-/// path of an arm's `visit`, and `extra` what an arm passes after its operand.
+/// variant's base devices; `visit_trait` names the visitor trait standing for dispatch-core's `VisitFloat`, ...,
+/// `VisitDevice`, `callee` the path of an arm's `visit`, and `extra` what an arm passes after its operand.
 fn routes_impl<'a>(
     model: &Model,
     arms: &[Arm<'a>],
     routes_trait: &TokenStream,
-    visitors: &TokenStream,
+    visit_trait: impl Fn(&syn::Ident) -> TokenStream,
     callee: impl Fn(&Arm<'a>, &syn::Ident) -> TokenStream,
     extra: impl Fn(&Arm<'a>) -> TokenStream,
 ) -> TokenStream {
@@ -303,18 +319,19 @@ fn routes_impl<'a>(
     let (backend, local) = (&model.items.backend, &model.ident);
     let route_tensors = TensorKind::ALL.map(|kind| {
         let (enum_tensor, _) = kind.enums(&model.items);
-        let visit_trait = format_ident!("{}", kind.visit_trait());
+        let core_visit_trait = format_ident!("{}", kind.visit_trait());
         let route = format_ident!("route_{}", kind.word());
         let tensor_arms = arms.iter().map(|arm| {
             let (cfg, extra) = (&arm.cfg, extra(arm));
             let pattern = arm.tensor_of(model, kind, quote!(ref inner));
-            let visit = callee(arm, &visit_trait);
+            let visit = callee(arm, &core_visit_trait);
             let args = arm.grouped(proc_macro2::Delimiter::Parenthesis, arm.located(quote!(visit, inner #extra)));
             quote!(#cfg #pattern => #visit #args,)
         });
+        let bound = visit_trait(&core_visit_trait);
         quote! {
             #[inline(always)]
-            fn #route<V: #visitors::#visit_trait<Self>>(tensor: &#enum_tensor, visit: V) -> V::Output {
+            fn #route<V: #private::Visit<Self> + #bound<Self>>(tensor: &#enum_tensor, visit: V) -> V::Output {
                 match *tensor { #(#tensor_arms)* }
             }
         }
@@ -349,13 +366,14 @@ fn routes_impl<'a>(
             Role::Distributed => quote!(),
         }
     });
+    let device_bound = visit_trait(&visit_device);
     quote! {
         #[automatically_derived]
         impl #routes_trait for #backend {
             #(#route_tensors)*
 
             #[inline(always)]
-            fn route_device<V: #visitors::VisitDevice<Self>>(device: &#local, visit: V) -> V::Output {
+            fn route_device<V: #private::Visit<Self> + #device_bound<Self>>(device: &#local, visit: V) -> V::Output {
                 match *device { #(#device_arms)* }
             }
         }

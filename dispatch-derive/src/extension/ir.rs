@@ -203,17 +203,25 @@ fn own_type(ty: &Type) -> Option<&'static str> {
     ["FloatTensor", "IntTensor", "BoolTensor", "Device"].into_iter().find(|name| segments[1] == *name)
 }
 
-/// `T` of `Result<T>` (any path ending in `Result` with one type argument).
+/// `T` of `Result<T>` or `Result<T, E>` (any path ending in `Result`). Whether the error type is
+/// `dispatch_core::Error` is for the compiler to tell: the expansion converts the output through a trait that only
+/// `Result<T, dispatch_core::Error>` implements (see `op`).
 fn result_of(ty: &Type) -> Option<&Type> {
     let Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?;
     let syn::PathArguments::AngleBracketed(arguments) = &last.arguments else { return None };
-    let mut types = arguments.args.iter().filter_map(|argument| match argument {
-        syn::GenericArgument::Type(ty) => Some(ty),
+    let types: Vec<&Type> = arguments
+        .args
+        .iter()
+        .filter_map(|argument| match argument {
+            syn::GenericArgument::Type(ty) => Some(ty),
+            _ => None,
+        })
+        .collect();
+    match types.as_slice() {
+        [ok] | [ok, _] if last.ident == "Result" => Some(ok),
         _ => None,
-    });
-    let (Some(first), None) = (types.next(), types.next()) else { return None };
-    (last.ident == "Result").then_some(first)
+    }
 }
 
 /// Whether `tokens` name `Self` anywhere.

@@ -7,6 +7,7 @@
 
 mod expand;
 mod ir;
+mod op;
 mod valid;
 
 use proc_macro2::TokenStream;

@@ -13,12 +13,21 @@ const OPERAND_KINDS: &str = "`&Self::FloatTensor`, `&[Self::FloatTensor]`, `&Sel
 
 pub fn check(extension: &Extension, errors: &mut Accumulator) {
     let original = extension.original;
-    if !original.generics.params.is_empty() || original.generics.where_clause.is_some() {
+    if !original.generics.params.is_empty() {
         errors.push(
             Error::custom(
                 "an extension takes no generic parameters: a derived enum implements it once, for its own backend",
             )
             .with_span(&original.generics),
+        );
+    }
+    if let Some(where_clause) = &original.generics.where_clause {
+        errors.push(
+            Error::custom(
+                "an extension takes no `where` clause: a derived enum implements it for its own backend, with no \
+                 bound beyond `Backend`",
+            )
+            .with_span(where_clause),
         );
     }
     if let Some(unsafety) = &original.unsafety {
@@ -55,12 +64,21 @@ fn check_op(op: &Op, errors: &mut Accumulator) {
     if let syn::Safety::Unsafe(token) = &sig.safety {
         errors.push(Error::custom("an extension op cannot be `unsafe`").with_span(token));
     }
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+    if !sig.generics.params.is_empty() {
         errors.push(
             Error::custom(
                 "an extension op takes no generic parameters: each variant's backend implements it as written",
             )
             .with_span(&sig.generics),
+        );
+    }
+    if let Some(where_clause) = &sig.generics.where_clause {
+        errors.push(
+            Error::custom(
+                "an extension op takes no `where` clause: each variant's backend implements it as written, with no \
+                 bound beyond the extension",
+            )
+            .with_span(where_clause),
         );
     }
     for (input, param) in sig.inputs.iter().zip(&op.params) {

@@ -78,7 +78,7 @@ fn parsing_reads_roles_paths_names_and_cfgs() -> Outcome {
     let backend = parsed.variants[1].roles[0].backend.as_ref().ok_or("no backend path")?;
     assert_eq!(quote!(#backend).to_string(), "backends :: NdArray");
     assert_eq!(parsed.variants[1].cfgs.len(), 1);
-    assert_eq!(parsed.variants[1].options.name.as_deref().map(String::as_str), Some("nd"));
+    assert_eq!(parsed.variants[1].options.name.as_ref().map(|name| name.as_str()), Some("nd"));
     Ok(())
 }
 
