@@ -388,30 +388,47 @@ impl<B: Backend> Tensor<B> {
     }
 }
 
-/// Gradients, for backends that record them.
-impl<B: AutodiffBackend> Tensor<B> {
+/// Gradients, for backends that record them. Each method carries its `AutodiffBackend` bound itself, rather than
+/// the `impl` block, so calling one on a backend that records no gradients is the bound's own error (saying to add
+/// an `#[autodiff]` variant or use `Autodiff<B>`), not "no method named `backward`".
+impl<B: Backend> Tensor<B> {
     /// This tensor as a leaf whose gradient `backward` reports.
-    pub fn require_grad(&self) -> Result<Self> {
+    pub fn require_grad(&self) -> Result<Self>
+    where
+        B: AutodiffBackend,
+    {
         Self::wrap(B::require_grad(&self.primitive))
     }
 
     /// The same values, cut from the graph.
-    pub fn detach(&self) -> Result<Self> {
+    pub fn detach(&self) -> Result<Self>
+    where
+        B: AutodiffBackend,
+    {
         Self::wrap(B::detach(&self.primitive))
     }
 
     /// The identity under which `backward` reports this tensor's gradient; `None` if it records no graph.
-    pub fn id(&self) -> Option<TensorId> {
+    pub fn id(&self) -> Option<TensorId>
+    where
+        B: AutodiffBackend,
+    {
         B::tensor_id(&self.primitive)
     }
 
     /// Reverse-mode differentiation of this one-element loss.
-    pub fn backward(&self) -> Result<Gradients<B>> {
+    pub fn backward(&self) -> Result<Gradients<B>>
+    where
+        B: AutodiffBackend,
+    {
         B::backward(&self.primitive)
     }
 
     /// This tensor's gradient in `gradients`, if it is a tracked leaf the loss depends on.
-    pub fn grad(&self, gradients: &Gradients<B>) -> Option<Self> {
+    pub fn grad(&self, gradients: &Gradients<B>) -> Option<Self>
+    where
+        B: AutodiffBackend,
+    {
         self.id().and_then(|id| gradients.get(id)).cloned().map(Self::from_primitive)
     }
 }

@@ -33,7 +33,7 @@ macro_rules! named {
     ($($backend:ident),*) => {$(
         impl Named for $backend {
             fn scale(routed: &Self::FloatTensor, ops: Ops, marker: f32) -> Result<Self::FloatTensor> {
-                Self::mul_scalar(routed, ops.0 * marker)
+                Self::mul_scalar(routed, f64::from(ops.0 * marker))
             }
 
             fn pick(visit: &[Self::FloatTensor], first: Routes) -> Result<Self::FloatTensor> {

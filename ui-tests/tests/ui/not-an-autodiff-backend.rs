@@ -1,5 +1,5 @@
 use dispatch_core::backends::{Candle, CandleDevice};
-use dispatch_core::{AutodiffBackend, Dispatch, Gradients, Result, Tensor};
+use dispatch_core::{DType, Dispatch, Result, Tensor};
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]
 pub enum Device {
@@ -7,14 +7,9 @@ pub enum Device {
     Candle(CandleDevice),
 }
 
-/// Training code written once, for any backend that records gradients.
-fn gradients_of<B: AutodiffBackend>(loss: &Tensor<B>) -> Result<Gradients<B>> {
-    loss.backward()
-}
-
 fn main() -> Result<()> {
     let device = Device::Candle(CandleDevice::default());
-    let loss = Tensor::<DeviceBackend>::zeros([1], &device)?;
-    let _ = gradients_of(&loss)?;
+    let weights = Tensor::<DeviceBackend>::zeros([1], DType::F32, &device)?.require_grad()?;
+    let _ = weights.sum()?.backward()?;
     Ok(())
 }
