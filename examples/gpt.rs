@@ -6,11 +6,13 @@
 //! cargo run --release --example gpt -- --device autodiff:ndarray       # one (repeat --device for more)
 //! cargo run --release --example gpt -- --steps 600 --save gpt.safetensors
 //! cargo run --release --example gpt -- --sample-from gpt.safetensors --device candle
+//! cargo run --release --example gpt -- --corpus /path/to/dispatch                 # another checkout's text
 //! ```
 //!
 //! Every device starts from the same seeded weights and sees the same batches, so the loss curves must agree;
-//! the example checks that they do, and fails on a loss that is not a finite number. Weights saved on one device
-//! load on any other (an inference-only device too) and give the same text.
+//! the example checks that they do, and fails on a loss that is not a finite number. Weights saved on one device,
+//! with the vocabulary they were trained on, load on any other (an inference-only device too) and give the same
+//! text, whatever the repository's text has become since.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -21,11 +23,12 @@ use dispatch_core::device::BackendDevice;
 use dispatch_core::{DType, IntTensor};
 use dispatch_examples::agreement::check_agreement;
 use dispatch_examples::devices::{local_devices, names_of, training_devices};
-use dispatch_examples::text::Corpus;
+use dispatch_examples::text::{Corpus, Vocabulary};
 use dispatch_examples::{DeviceBackend, DeviceLocal};
+use dispatch_nn::ModuleExt;
 use dispatch_nn::models::{Gpt, GptConfig};
 use dispatch_nn::optim::{AdamW, Optimizer};
-use dispatch_nn::{ModuleExt, record};
+use dispatch_nn::record::{self, Metadata};
 use indicatif::{ProgressBar, ProgressStyle};
 
 const CONTEXT: usize = 64;
@@ -44,12 +47,15 @@ const LOSS_TOLERANCE: f32 = 5e-3;
 /// What the sample starts with, and how long it is.
 const PROMPT: &str = "pub fn ";
 const SAMPLE: usize = 240;
+/// Where `--save` puts the vocabulary in the file's metadata.
+const VOCABULARY_KEY: &str = "vocabulary";
 
 struct Args {
     steps: usize,
     devices: Vec<String>,
     save: Option<PathBuf>,
     sample_from: Option<PathBuf>,
+    corpus: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -58,13 +64,11 @@ fn main() -> ExitCode {
 
 fn run() -> Result<(), String> {
     let args = parse_args(std::env::args().skip(1))?;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let corpus = Corpus::read(&root).map_err(|error| format!("reading the repository's text: {error}"))?;
-    let config =
-        GptConfig { vocabulary: corpus.vocabulary.len(), context: CONTEXT, width: WIDTH, heads: HEADS, layers: LAYERS };
     if let Some(path) = &args.sample_from {
-        return sample_from(path, &args.devices, config, &corpus);
+        return sample_from(path, &args.devices);
     }
+    let corpus = Corpus::read(&Corpus::locate(args.corpus)?)?;
+    let config = config_for(&corpus.vocabulary);
     let devices = training_devices(&args.devices)?;
     println!(
         "GPT: {LAYERS} layers, {HEADS} heads, width {WIDTH}, context {CONTEXT}; {} characters of {} files, {} distinct",
@@ -91,14 +95,19 @@ fn run() -> Result<(), String> {
     let (model, device) = (&runs[0].model, &devices[0]);
     let held_out = held_out_loss(model, &corpus, device)?;
     println!("held-out loss on {device}: {held_out:.4}");
-    let prompt = corpus.encode(PROMPT)?;
+    let prompt = corpus.vocabulary.encode(PROMPT)?;
     let text = model.generate(&prompt, SAMPLE, 0.8, SEED).map_err(|error| error.to_string())?;
-    println!("sample from {device}:\n{PROMPT}{}", corpus.decode(&text));
+    println!("sample from {device}:\n{PROMPT}{}", corpus.vocabulary.decode(&text));
     if let Some(path) = &args.save {
-        record::save(model, path).map_err(|error| error.to_string())?;
-        println!("saved the weights of {device} to {}", path.display());
+        let metadata = Metadata::from([(VOCABULARY_KEY.to_owned(), corpus.vocabulary.to_string())]);
+        record::save_with_metadata(model, &metadata, path).map_err(|error| error.to_string())?;
+        println!("saved the weights of {device} and the vocabulary to {}", path.display());
     }
     Ok(())
+}
+
+fn config_for(vocabulary: &Vocabulary) -> GptConfig {
+    GptConfig { vocabulary: vocabulary.len(), context: CONTEXT, width: WIDTH, heads: HEADS, layers: LAYERS }
 }
 
 struct TrainingRun {
@@ -188,24 +197,36 @@ fn held_out_loss(model: &Gpt<DeviceBackend>, corpus: &Corpus, device: &DeviceLoc
     Ok(total / 8.0)
 }
 
-/// Loads saved weights on each named device (or the best one here) and prints the sample it generates.
-fn sample_from(path: &Path, names: &[String], config: GptConfig, corpus: &Corpus) -> Result<(), String> {
+/// Loads saved weights and the vocabulary they were trained on, on each named device (or the best one here), and
+/// prints the sample each generates. The repository's text is not read: it may have changed since.
+fn sample_from(path: &Path, names: &[String]) -> Result<(), String> {
+    let in_file = |error: dispatch_core::Error| format!("{}: {error}", path.display());
+    let bytes = std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?;
+    let metadata = record::metadata_from_bytes(&bytes).map_err(in_file)?;
+    let stored = metadata.get(VOCABULARY_KEY).ok_or_else(|| {
+        format!(
+            "{} holds no vocabulary (metadata key `{VOCABULARY_KEY}`), so its token ids cannot be read as text: \
+             save it with this example's --save",
+            path.display()
+        )
+    })?;
+    let vocabulary = Vocabulary::parse(stored).map_err(|error| format!("{}: {error}", path.display()))?;
     let devices =
         if names.is_empty() { DeviceLocal::best_available().into_iter().collect() } else { local_devices(names)? };
-    let prompt = corpus.encode(PROMPT)?;
+    let prompt = vocabulary.encode(PROMPT)?;
     for device in devices {
-        let template = Gpt::<DeviceBackend>::new(config, 0, DType::F32, &device).map_err(|error| error.to_string())?;
-        let model = record::load(template, path).map_err(|error| format!("{}: {error}", path.display()))?;
+        let template = Gpt::<DeviceBackend>::new(config_for(&vocabulary), 0, DType::F32, &device).map_err(in_file)?;
+        let model = record::load_bytes(template, &bytes).map_err(in_file)?;
         let text = model.generate(&prompt, SAMPLE, 0.8, SEED).map_err(|error| error.to_string())?;
-        println!("sample from {} on {device}:\n{PROMPT}{}\n", path.display(), corpus.decode(&text));
+        println!("sample from {} on {device}:\n{PROMPT}{}\n", path.display(), vocabulary.decode(&text));
     }
     Ok(())
 }
 
-/// `--steps N`, `--device NAME` (repeatable), `--save PATH`, `--sample-from PATH`.
+/// `--steps N`, `--device NAME` (repeatable), `--save PATH`, `--sample-from PATH`, `--corpus DIR`.
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
-    let usage = "usage: gpt [--steps N] [--device NAME]... [--save PATH] [--sample-from PATH]";
-    let mut parsed = Args { steps: STEPS, devices: Vec::new(), save: None, sample_from: None };
+    let usage = "usage: gpt [--steps N] [--device NAME]... [--save PATH] [--sample-from PATH] [--corpus DIR]";
+    let mut parsed = Args { steps: STEPS, devices: Vec::new(), save: None, sample_from: None, corpus: None };
     while let Some(arg) = args.next() {
         let mut value = |flag: &str| args.next().ok_or(format!("{flag} needs a value; {usage}"));
         match arg.as_str() {
@@ -213,6 +234,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             "--device" => parsed.devices.push(value("--device")?),
             "--save" => parsed.save = Some(value("--save")?.into()),
             "--sample-from" => parsed.sample_from = Some(value("--sample-from")?.into()),
+            "--corpus" => parsed.corpus = Some(value("--corpus")?.into()),
             other => return Err(format!("unknown argument `{other}`; {usage}")),
         }
     }

@@ -3,6 +3,7 @@
 
 pub mod agreement;
 pub mod devices;
+mod random;
 pub mod shapes;
 mod spirals;
 pub mod text;
