@@ -19,6 +19,7 @@ use std::process::ExitCode;
 
 use dispatch_core::distributed;
 use dispatch_examples::agreement::{check_agreement, relative_gap};
+use dispatch_examples::checks::{Check, report};
 use dispatch_examples::text::Corpus;
 use dispatch_examples::{Device, train_gpt};
 use dispatch_nn::models::GptConfig;
@@ -85,16 +86,18 @@ fn run() -> Result<bool, String> {
     }
     let steps = reference.losses.iter().zip(&curve.losses).enumerate();
     let comparisons = steps.map(|(step, (single, cluster))| (format!("step {step}"), *single, *cluster));
-    match check_agreement(comparisons, TOLERANCE) {
-        Ok(worst) => {
-            println!("\nlargest relative difference {worst:.2e} (tolerance {TOLERANCE:.0e}): the curves match");
-            Ok(true)
-        }
+    match report(&[Check::agreement(agreement_claim(), check_agreement(comparisons, TOLERANCE))]) {
+        Ok(()) => Ok(true),
         Err(message) => {
             println!("\nthe curves DIFFER: {message}");
             Ok(false)
         }
     }
+}
+
+/// The claim this example checks, in the words the README quotes.
+fn agreement_claim() -> String {
+    format!("the cluster's loss matches the single device's at every step to within {TOLERANCE:.0e} relative")
 }
 
 fn main() -> ExitCode {
@@ -105,5 +108,17 @@ fn main() -> ExitCode {
             eprintln!("data_parallel: {error}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use dispatch_examples::checks::missing_from_readme;
+
+    use super::*;
+
+    #[test]
+    fn the_readme_states_every_bound_this_example_checks() {
+        assert_eq!(missing_from_readme(&[agreement_claim()]), Ok(Vec::new()));
     }
 }
