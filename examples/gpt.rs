@@ -48,15 +48,16 @@ const SEED: u64 = 7;
 /// A wrong op, a missing term or a cut graph is off by far more than this from the first steps on.
 const LOSS_TOLERANCE: f32 = 5e-3;
 /// Bounds on what the default run learns. The corpus is the repository's own text, so the numbers move with every
-/// edit: over the texts of six recent commits the mean of the last 25 losses was 2.17-2.24 and the held-out loss
-/// 2.19-2.30. The bounds leave room for that; a model that learns nothing stays near the first step's 5.0, one that
-/// learns only how often each character occurs near 3.3. One batch's loss swings by ±0.2 from step to step, so the
-/// training bound is on a mean of the last steps.
+/// edit, even of one line: over 14 texts (those of six recent commits, and the README edited in eight ways) the mean
+/// of the last 25 losses was 2.16-2.30 (standard deviation 0.04) and the held-out loss 2.19-2.43 (0.06). The bounds
+/// leave room for that; a model that learns nothing stays near the first step's 5.0, one that learns only how often
+/// each character occurs near 3.3. One batch's loss swings by ±0.2 from step to step, so the training bound is on
+/// a mean of the last steps.
 const LAST_STEPS: usize = 25;
 const LAST_LOSS_BOUND: f64 = 2.45;
-const HELD_OUT_LOSS_BOUND: f64 = 2.55;
-/// The gradient check: a batch of 4 rows in F64, a step of 1e-4 along a direction of unit length. Over the same
-/// six texts the gap was 1e-10 to 9e-10 (the finite difference's rounding); a backward rule for `gelu` whose density
+const HELD_OUT_LOSS_BOUND: f64 = 2.6;
+/// The gradient check: a batch of 4 rows in F64, a step of 1e-4 along a direction of unit length. Over the texts
+/// above the gap was 1e-10 to 1.3e-9 (the finite difference's rounding); a backward rule for `gelu` whose density
 /// term was 0.1% too large gave 1.5e-6.
 const GRADIENT_BATCH: usize = 4;
 const GRADIENT_STEP: f64 = 1e-4;
