@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use dispatch_core::{Dispatch, Result, distributed};
 use dispatch_examples::agreement::check_agreement;
+use dispatch_examples::checks::{Check, report};
 use dispatch_examples::{CLASSES, Device, HIDDEN, POINTS_PER_CLASS, Spirals};
 
 const STEPS: usize = 600;
@@ -99,14 +100,25 @@ fn report_agreement(losses: &[(String, f64)]) -> ExitCode {
     };
     let comparisons =
         losses.iter().map(|(name, loss)| (format!("final loss on {name} against {first_name}"), *first_loss, *loss));
-    match check_agreement(comparisons, LOSS_TOLERANCE) {
-        Ok(worst) => {
-            println!("final losses agree across devices to {worst:.1e} relative (tolerance {LOSS_TOLERANCE:.0e})");
-            ExitCode::SUCCESS
-        }
-        Err(message) => {
-            eprintln!("{message}");
-            ExitCode::FAILURE
-        }
+    dispatch_examples::exit_code(report(&[Check::agreement(
+        agreement_claim(),
+        check_agreement(comparisons, LOSS_TOLERANCE),
+    )]))
+}
+
+/// The claim this example checks, in the words the README quotes.
+fn agreement_claim() -> String {
+    format!("the final losses of every device agree to within {LOSS_TOLERANCE:.0e} relative")
+}
+
+#[cfg(test)]
+mod tests {
+    use dispatch_examples::checks::missing_from_readme;
+
+    use super::*;
+
+    #[test]
+    fn the_readme_states_every_bound_this_example_checks() {
+        assert_eq!(missing_from_readme(&[agreement_claim()]), Ok(Vec::new()));
     }
 }

@@ -4,8 +4,11 @@
 //! device in the target dtype (a template): each parameter takes the saved values of its name, converted to the
 //! template's dtype, on the template's device. A name missing from the file, one the file has that the module
 //! does not, or a shape that differs, is an `Err` naming it; nothing is dropped or broadcast silently.
+//!
+//! A file may also carry [`Metadata`], text that a model needs besides its weights (a tokenizer's vocabulary, say):
+//! [`save_with_metadata`] writes it, [`load_with_metadata`] returns it with the module.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use dispatch_core::{Backend, DType, Error, Result, Shape, Tensor};
@@ -14,8 +17,16 @@ use safetensors::{SafeTensors, serialize};
 
 use crate::{Module, ModuleExt};
 
+/// Text stored beside the tensors, by key (the safetensors header's `__metadata__`).
+pub type Metadata = BTreeMap<String, String>;
+
 /// `named` tensors as the bytes of a safetensors file.
 pub fn to_bytes<B: Backend>(named: &[(String, Tensor<B>)]) -> Result<Vec<u8>> {
+    to_bytes_with_metadata(named, &Metadata::new())
+}
+
+/// `named` tensors and `metadata` as the bytes of a safetensors file.
+pub fn to_bytes_with_metadata<B: Backend>(named: &[(String, Tensor<B>)], metadata: &Metadata) -> Result<Vec<u8>> {
     let mut encoded = Vec::with_capacity(named.len());
     for (name, tensor) in named {
         let (dtype, bytes) = encode(tensor)?;
@@ -27,7 +38,16 @@ pub fn to_bytes<B: Backend>(named: &[(String, Tensor<B>)]) -> Result<Vec<u8>> {
             TensorView::new(*dtype, dims.clone(), bytes).map(|view| (name.clone(), view)).map_err(format_error("save"))
         })
         .collect::<Result<Vec<_>>>()?;
-    serialize(views, None).map_err(format_error("save"))
+    // safetensors writes no metadata section for `None`, which reads back as an empty map as well.
+    let metadata = (!metadata.is_empty())
+        .then(|| metadata.iter().map(|(key, value)| (key.clone(), value.clone())).collect::<HashMap<_, _>>());
+    serialize(views, metadata).map_err(format_error("save"))
+}
+
+/// The metadata of a safetensors file's bytes (empty when the file has none).
+pub fn metadata_from_bytes(bytes: &[u8]) -> Result<Metadata> {
+    let (_, header) = SafeTensors::read_metadata(bytes).map_err(format_error("load"))?;
+    Ok(header.metadata().iter().flatten().map(|(key, value)| (key.clone(), value.clone())).collect())
 }
 
 /// Every tensor of a safetensors file, by name, as `B`'s tensors of the file's dtypes on `device`.
@@ -43,7 +63,16 @@ pub fn from_bytes<B: Backend>(bytes: &[u8], device: &B::Device) -> Result<Vec<(S
 
 /// Saves every parameter of `module` to `path`.
 pub fn save<B: Backend, M: ModuleExt<B>>(module: &M, path: impl AsRef<Path>) -> Result<()> {
-    let bytes = to_bytes(&module.params()?)?;
+    save_with_metadata(module, &Metadata::new(), path)
+}
+
+/// Saves every parameter of `module` and `metadata` to `path`.
+pub fn save_with_metadata<B: Backend, M: ModuleExt<B>>(
+    module: &M,
+    metadata: &Metadata,
+    path: impl AsRef<Path>,
+) -> Result<()> {
+    let bytes = to_bytes_with_metadata(&module.params()?, metadata)?;
     std::fs::write(path.as_ref(), bytes).map_err(file_error("save", path.as_ref()))
 }
 
@@ -51,6 +80,12 @@ pub fn save<B: Backend, M: ModuleExt<B>>(module: &M, path: impl AsRef<Path>) -> 
 pub fn load<B: Backend, M: Module<B>>(template: M, path: impl AsRef<Path>) -> Result<M> {
     let bytes = std::fs::read(path.as_ref()).map_err(file_error("load", path.as_ref()))?;
     load_bytes(template, &bytes)
+}
+
+/// [`load`], and the file's metadata (empty when it has none).
+pub fn load_with_metadata<B: Backend, M: Module<B>>(template: M, path: impl AsRef<Path>) -> Result<(M, Metadata)> {
+    let bytes = std::fs::read(path.as_ref()).map_err(file_error("load", path.as_ref()))?;
+    Ok((load_bytes(template, &bytes)?, metadata_from_bytes(&bytes)?))
 }
 
 /// [`load`] from the bytes of a safetensors file.
@@ -127,4 +162,40 @@ fn format_error(op: &'static str) -> impl Fn(safetensors::SafeTensorError) -> Er
 
 fn file_error<'a>(op: &'static str, path: &'a Path) -> impl Fn(std::io::Error) -> Error + 'a {
     move |error| Error::invalid(op, format!("{}: {error}", path.display()))
+}
+
+#[cfg(all(test, feature = "ndarray"))]
+mod tests {
+    use dispatch_core::backends::{NdArray, NdArrayDevice};
+
+    use super::*;
+
+    fn weights(values: Vec<f64>) -> Tensor<NdArray> {
+        Tensor::from_f64_vec(values, [3], DType::F32, &NdArrayDevice).unwrap()
+    }
+
+    #[test]
+    fn metadata_saved_beside_the_weights_loads_back_with_them() {
+        let metadata: Metadata = [("vocabulary", " !\"#ab\u{e9}\u{2192}"), ("format", "char-gpt")]
+            .into_iter()
+            .map(|(key, value)| (key.to_owned(), value.to_owned()))
+            .collect();
+        let path = std::env::temp_dir().join(format!("dispatch-nn-metadata-{}.safetensors", std::process::id()));
+        save_with_metadata(&weights(vec![1.0, 2.0, 3.0]), &metadata, &path).unwrap();
+        let (loaded, read) = load_with_metadata(weights(vec![0.0; 3]), &path).unwrap();
+        // A plain `load` reads the weights of such a file too.
+        let plain = load(weights(vec![0.0; 3]), &path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(read, metadata);
+        assert_eq!(loaded.to_f64_vec().unwrap(), [1.0, 2.0, 3.0]);
+        assert_eq!(plain.to_f64_vec().unwrap(), [1.0, 2.0, 3.0]);
+    }
+
+    #[test]
+    fn a_file_saved_without_metadata_has_an_empty_map_and_a_broken_file_is_an_error() {
+        let bytes = to_bytes(&[("w".to_owned(), weights(vec![1.0, 2.0, 3.0]))]).unwrap();
+        assert_eq!(metadata_from_bytes(&bytes).unwrap(), Metadata::new());
+        let error = metadata_from_bytes(b"not a safetensors file").unwrap_err();
+        assert!(matches!(error, Error::Backend { op: "load", .. }), "{error}");
+    }
 }

@@ -2,7 +2,10 @@
 //! local or distributed.
 
 pub mod agreement;
+pub mod checks;
 pub mod devices;
+pub mod gradient_check;
+mod random;
 pub mod shapes;
 mod spirals;
 pub mod text;

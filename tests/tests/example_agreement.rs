@@ -1,5 +1,5 @@
-//! The check the examples (`train`, `data_parallel`) run on their losses: runs agree within a tolerance, and a loss
-//! that is not a finite number is a failure with a message, never a pass.
+//! The check every example (`gpt`, `train`, `cnn`, `data_parallel`) runs on its losses: runs agree within a
+//! tolerance, and a loss that is not a finite number is a failure with a message, never a pass.
 
 #[path = "../../examples/common/agreement.rs"]
 mod agreement;
