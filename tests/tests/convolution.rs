@@ -202,7 +202,9 @@ fn bad_geometry_is_an_error<B: Backend>(device: &B::Device) {
     invalid(x.conv2d(&random(&[2, 3, 2, 2], 3, device), Conv2dOptions::default()), "conv2d");
     invalid(random::<B>(&[2, 3], 4, device).conv2d(&k, Conv2dOptions::default()), "conv2d");
     invalid(x.max_pool2d(Window2d::new([4, 1])), "max_pool2d");
-    invalid(x.adaptive_avg_pool2d([0, 1]), "adaptive_avg_pool2d");
+    // As PyTorch: an empty plane has nothing to average, an empty output size is an empty output.
+    invalid(random::<B>(&[1, 2, 0, 3], 4, device).adaptive_avg_pool2d([1, 1]), "adaptive_avg_pool2d");
+    assert_eq!(x.adaptive_avg_pool2d([0, 1]).unwrap().dims(), [1, 2, 0, 1]);
     invalid(
         x.conv_transpose2d(
             &random(&[2, 1, 2, 2], 5, device),
