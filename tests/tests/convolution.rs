@@ -64,6 +64,9 @@ fn conv2d_matches_direct_loops<B: Backend>(device: &B::Device) {
             Conv2dOptions { stride: [1, 3], padding: [2, 4], dilation: [1, 2], ..Default::default() },
         ),
         ([2, 4, 4, 5], [6, 2, 3, 3], Conv2dOptions { groups: 2, padding: [1, 1], ..Default::default() }),
+        // As many channels as rows and columns: candle 0.9.2's own kernel reads these wrong.
+        ([1, 3, 3, 3], [2, 3, 2, 2], Conv2dOptions::default()),
+        ([2, 4, 4, 4], [2, 4, 3, 3], Conv2dOptions { padding: [1, 1], ..Default::default() }),
         (
             [1, 3, 4, 4],
             [3, 1, 3, 3],

@@ -194,7 +194,7 @@ impl Backend for Candle {
     }
 
     /// candle's own kernel where stride, padding and dilation are the same on both sides (as it takes them), else
-    /// the default, as for an empty input (an empty batch, no channels). The sizes are checked first: the padded
+    /// the default, as for an empty input (an empty batch, no channels) and where candle's kernel is wrong. The sizes are checked first: the padded
     /// input fits in `usize` (so candle's own size arithmetic cannot overflow), and there is room for candle's
     /// unfolded input and the output.
     fn conv2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
@@ -205,7 +205,10 @@ impl Backend for Candle {
         else {
             return module_ops::conv2d::<Self>(input, weight, options);
         };
-        if input.elem_count() == 0 {
+        // candle 0.9.2's CPU kernel reads an input whose channels, height and width are equal as if it were
+        // channels-last, and answers wrong values (huggingface/candle#3404, fixed upstream after 0.9.2).
+        let [_, c, h, w] = module_ops::dims4("conv2d", "an input", &shape_of(input))?;
+        if input.elem_count() == 0 || (input.device().is_cpu() && c == h && h == w) {
             return module_ops::conv2d::<Self>(input, weight, options);
         }
         check_operands("conv2d", [input, weight])?;
