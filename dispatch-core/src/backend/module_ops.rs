@@ -6,7 +6,7 @@
 mod geometry;
 mod pool;
 
-pub use geometry::{Conv2dOptions, Window2d};
+pub use geometry::{Conv1dOptions, Conv2dOptions, Window2d};
 pub(crate) use geometry::{conv2d_geometry, dims4, product};
 pub use pool::{adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_indices};
 
@@ -179,25 +179,17 @@ pub fn conv2d<B: Backend>(
     B::reshape(&output, Shape::new(geometry.output))
 }
 
-/// `conv2d` of a height-1 image: `[batch, channels, length]` by `[out, in / groups, kernel]`. Only the length side
-/// of `options` applies (its second entries).
+/// `conv2d` of a height-1 image: `[batch, channels, length]` by `[out, in / groups, kernel]`.
 pub fn conv1d<B: Backend>(
     input: &B::FloatTensor,
     weight: &B::FloatTensor,
-    options: Conv2dOptions,
+    options: Conv1dOptions,
 ) -> Result<B::FloatTensor> {
     let op = "conv1d";
     same_dtype::<B>(op, input, weight)?;
     let [n, c, length] = dims3(op, "an input [batch, channels, length]", &B::shape(input))?;
     let [o, c_per_group, kernel] = dims3(op, "a weight [out, in / groups, kernel]", &B::shape(weight))?;
-    let line = |side: [usize; 2], fill: usize| [fill, side[1]];
-    let options = Conv2dOptions {
-        stride: line(options.stride, 1),
-        padding: line(options.padding, 0),
-        dilation: line(options.dilation, 1),
-        output_padding: line(options.output_padding, 0),
-        groups: options.groups,
-    };
+    let options = options.as_2d();
     // Checked here so that an error names `conv1d`.
     conv2d_geometry(op, &Shape::new([n, c, 1, length]), &Shape::new([o, c_per_group, 1, kernel]), &options)?;
     let output = B::conv2d(&B::unsqueeze(input, 2)?, &B::unsqueeze(weight, 2)?, options)?;

@@ -6,7 +6,7 @@
 //! dispatch answers otherwise, the op says so.
 
 use super::{IntTensor, Tensor};
-use crate::backend::{Backend, Conv2dOptions, Window2d};
+use crate::backend::{Backend, Conv1dOptions, Conv2dOptions, Window2d};
 use crate::error::Result;
 
 impl<B: Backend> Tensor<B> {
@@ -19,9 +19,9 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::conv2d(self.primitive(), weight.primitive(), options))
     }
 
-    /// The 1-D convolution of this `[n, c, length]` tensor by `weight` (`[out, c / groups, kernel]`); the second
-    /// entries of `options` apply. The rules of [`Tensor::conv2d`], along the length.
-    pub fn conv1d(&self, weight: &Self, options: Conv2dOptions) -> Result<Self> {
+    /// The 1-D convolution of this `[n, c, length]` tensor by `weight` (`[out, c / groups, kernel]`), without a bias.
+    /// The rules of [`Tensor::conv2d`], along the length.
+    pub fn conv1d(&self, weight: &Self, options: Conv1dOptions) -> Result<Self> {
         Self::wrap(B::conv1d(self.primitive(), weight.primitive(), options))
     }
 

@@ -137,6 +137,39 @@ impl Conv2dOptions {
     }
 }
 
+/// Stride, padding, dilation and groups of a 1-D convolution, along its one spatial axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Conv1dOptions {
+    /// How far the kernel moves between outputs.
+    pub stride: usize,
+    /// Cells added at each end of the input.
+    pub padding: usize,
+    /// The spacing between the kernel's taps (1: adjacent).
+    pub dilation: usize,
+    /// See [`Conv2dOptions::groups`].
+    pub groups: usize,
+}
+
+impl Default for Conv1dOptions {
+    /// Stride 1, no padding, no dilation, one group.
+    fn default() -> Self {
+        Self { stride: 1, padding: 0, dilation: 1, groups: 1 }
+    }
+}
+
+impl Conv1dOptions {
+    /// The same convolution of a height-1 image: these options along the width, a plain 1-row kernel down it.
+    pub(crate) fn as_2d(&self) -> Conv2dOptions {
+        Conv2dOptions {
+            stride: [1, self.stride],
+            padding: [0, self.padding],
+            dilation: [1, self.dilation],
+            groups: self.groups,
+            output_padding: [0, 0],
+        }
+    }
+}
+
 /// `value` in `u128`, where sums and products of two sizes are exact; lossless, as `usize` has at most 64 bits on
 /// every target.
 pub(crate) fn wide(value: usize) -> u128 {
