@@ -108,9 +108,9 @@ fn check_tracked<B: BaseBackend, C: WindowCall>(
 
 // ---- cases ------------------------------------------------------------------------------------------------------
 
-/// An option: mostly ordinary (0 to 3), else `usize::MAX` or 2^63.
+/// An option: mostly ordinary (0 to 3), else `usize::MAX`, 2^63, or 2^62 + 1 (twice that still fits).
 fn option() -> impl Strategy<Value = usize> {
-    prop_oneof![6 => 0usize..=3, 1 => Just(usize::MAX), 1 => Just(1usize << 63)]
+    prop_oneof![12 => 0usize..=3, 2 => Just(usize::MAX), 2 => Just(1usize << 63), 1 => Just((1usize << 62) + 1)]
 }
 
 fn option_pair() -> impl Strategy<Value = [usize; 2]> {
@@ -291,5 +291,10 @@ fn the_reported_cases_are_errors_of_the_right_kind() {
     assert!(matches!(case.expected(), Expected::Output { big: true, .. }));
     check(&case).unwrap();
     let case = AdaptiveAvgPool { input: [1, 1, 2, 2], output: [usize::MAX, 1] };
+    check(&case).unwrap();
+    // A padded input past `isize::MAX`, which candle's own kernel counts in.
+    let far = Conv2dOptions { padding: [(1 << 62) + 1; 2], stride: [1 << 63; 2], ..Default::default() };
+    let case = Conv2d { input: [1, 1, 2, 2], weight: [1, 1, 2, 2], options: far };
+    assert_eq!(case.expected(), Expected::Output { dims: vec![1, 1, 2, 2], big: true });
     check(&case).unwrap();
 }

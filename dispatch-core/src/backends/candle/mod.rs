@@ -194,9 +194,9 @@ impl Backend for Candle {
     }
 
     /// candle's own kernel where stride, padding and dilation are the same on both sides (as it takes them), else
-    /// the default, as for an empty input (an empty batch, no channels) and where candle's kernel is wrong. The sizes are checked first: the padded
-    /// input fits in `usize` (so candle's own size arithmetic cannot overflow), and there is room for candle's
-    /// unfolded input and the output.
+    /// the default: also for an empty input (an empty batch, no channels), and where candle's kernel is wrong or
+    /// overflows. The sizes are checked first: the padded input fits in `usize` (so candle's own size arithmetic
+    /// cannot overflow), and there is room for candle's unfolded input and the output.
     fn conv2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
         let geometry = module_ops::conv2d_geometry("conv2d", &shape_of(input), &shape_of(weight), &options)?;
         let same = |pair: [usize; 2]| (pair[0] == pair[1]).then_some(pair[0]);
@@ -206,9 +206,12 @@ impl Backend for Candle {
             return module_ops::conv2d::<Self>(input, weight, options);
         };
         // candle 0.9.2's CPU kernel reads an input whose channels, height and width are equal as if it were
-        // channels-last, and answers wrong values (huggingface/candle#3404, fixed upstream after 0.9.2).
+        // channels-last, and answers wrong values (huggingface/candle#3404, fixed upstream after 0.9.2). It also
+        // counts cell positions in `isize`, which a padded input past `isize::MAX` overflows (its size fits in
+        // `usize`: the geometry checked it).
         let [_, c, h, w] = module_ops::dims4("conv2d", "an input", &shape_of(input))?;
-        if input.elem_count() == 0 || (input.device().is_cpu() && c == h && h == w) {
+        let beyond_isize = [h, w].iter().any(|&side| side + 2 * padding > isize::MAX as usize);
+        if input.elem_count() == 0 || beyond_isize || (input.device().is_cpu() && c == h && h == w) {
             return module_ops::conv2d::<Self>(input, weight, options);
         }
         check_operands("conv2d", [input, weight])?;
