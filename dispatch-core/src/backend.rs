@@ -10,7 +10,7 @@ pub mod defaults;
 pub(crate) mod module_ops;
 mod ops;
 
-pub use module_ops::{Conv2dOptions, Window2d};
+pub use module_ops::{Conv1dOptions, Conv2dOptions, Window2d};
 
 use crate::device::DeviceOf;
 use crate::error::Result;

@@ -161,6 +161,17 @@ pub enum Error {
         bytes: usize,
     },
 
+    /// A size an op computes from valid arguments that does not fit in `usize`: a window padded past the address
+    /// space, an unfolded input with more elements than `usize` counts. Arguments the op refuses outright are an
+    /// [`Error::InvalidArgument`] instead, whatever their size.
+    #[error("size overflow in `{op}`: {what} does not fit in usize")]
+    SizeOverflow {
+        /// The op whose size overflowed (`conv2d`).
+        op: &'static str,
+        /// Which size, in words (`the padded input height`).
+        what: &'static str,
+    },
+
     /// The underlying library failed.
     #[error("backend `{backend}` failed in `{op}`")]
     Backend {

@@ -2,7 +2,7 @@
 //! padding, dilation and groups), the transposed convolution as the exact adjoint of the convolution, bad geometry
 //! as typed errors, and gradients against finite differences under `Autodiff`.
 
-use dispatch_core::backend::{Conv2dOptions, Window2d};
+use dispatch_core::backend::{Conv1dOptions, Conv2dOptions, Window2d};
 use dispatch_core::backends::Autodiff;
 use dispatch_core::{Backend, BaseBackend, DType, Error, Result, Tensor};
 use dispatch_tests::{assert_close, check_gradients};
@@ -64,6 +64,9 @@ fn conv2d_matches_direct_loops<B: Backend>(device: &B::Device) {
             Conv2dOptions { stride: [1, 3], padding: [2, 4], dilation: [1, 2], ..Default::default() },
         ),
         ([2, 4, 4, 5], [6, 2, 3, 3], Conv2dOptions { groups: 2, padding: [1, 1], ..Default::default() }),
+        // As many channels as rows and columns: candle 0.9.2's own kernel read these wrong (candle#3404).
+        ([1, 3, 3, 3], [2, 3, 2, 2], Conv2dOptions::default()),
+        ([2, 4, 4, 4], [2, 4, 3, 3], Conv2dOptions { padding: [1, 1], ..Default::default() }),
         (
             [1, 3, 4, 4],
             [3, 1, 3, 3],
@@ -77,14 +80,66 @@ fn conv2d_matches_direct_loops<B: Backend>(device: &B::Device) {
         assert_close(&output.to_vec().unwrap(), &expected, 1e-5);
         assert_eq!(output.dims()[..2], [input[0], weight[0]]);
     }
-    // conv1d is conv2d of a height-1 image.
-    let (line, kernel) = (random::<B>(&[2, 3, 9], 7, device), random::<B>(&[4, 3, 3], 8, device));
-    let options = Conv2dOptions { stride: [1, 2], padding: [0, 1], ..Default::default() };
+}
+
+/// `conv1d` by direct loops over every output, tap and channel, in f64.
+fn reference_conv1d(
+    x: &[f32],
+    [n, c, l]: [usize; 3],
+    k: &[f32],
+    [o, cg, kl]: [usize; 3],
+    opt: &Conv1dOptions,
+) -> Vec<f32> {
+    let length = (l + 2 * opt.padding - opt.dilation * (kl - 1) - 1) / opt.stride + 1;
+    let og = o / opt.groups;
+    let mut result = Vec::new();
+    for image in 0..n {
+        for oc in 0..o {
+            for position in 0..length {
+                let mut sum = 0.0f64;
+                for ic in 0..cg {
+                    let channel = oc / og * cg + ic;
+                    for tap in 0..kl {
+                        let cell = (position * opt.stride + tap * opt.dilation) as isize - opt.padding as isize;
+                        if cell >= 0 && (cell as usize) < l {
+                            let input = f64::from(x[(image * c + channel) * l + cell as usize]);
+                            sum += input * f64::from(k[(oc * cg + ic) * kl + tap]);
+                        }
+                    }
+                }
+                result.push(sum as f32);
+            }
+        }
+    }
+    result
+}
+
+fn conv1d_matches_direct_loops<B: Backend>(device: &B::Device) {
+    // Each option alone, then all at once: the output length and values follow each one.
+    let cases = [
+        (Conv1dOptions::default(), 7),
+        (Conv1dOptions { stride: 2, ..Default::default() }, 4),
+        (Conv1dOptions { padding: 2, ..Default::default() }, 11),
+        (Conv1dOptions { dilation: 3, ..Default::default() }, 3),
+        (Conv1dOptions { stride: 3, padding: 1, dilation: 2, ..Default::default() }, 3),
+    ];
+    for (seed, (options, length)) in cases.into_iter().enumerate() {
+        let (line, kernel) = (random::<B>(&[2, 4, 9], seed as u64, device), random::<B>(&[6, 4, 3], 50, device));
+        let output = line.conv1d(&kernel, options).unwrap();
+        assert_eq!(output.dims(), [2, 6, length], "{options:?}");
+        let expected =
+            reference_conv1d(&line.to_vec().unwrap(), [2, 4, 9], &kernel.to_vec().unwrap(), [6, 4, 3], &options);
+        assert_close(&output.to_vec().unwrap(), &expected, 1e-5);
+    }
+    let (line, kernel) = (random::<B>(&[1, 4, 8], 9, device), random::<B>(&[6, 2, 2], 10, device));
+    let options = Conv1dOptions { groups: 2, stride: 2, ..Default::default() };
     let output = line.conv1d(&kernel, options).unwrap();
-    let expected =
-        reference_conv2d(&line.to_vec().unwrap(), [2, 3, 1, 9], &kernel.to_vec().unwrap(), [4, 3, 1, 3], &options);
-    assert_eq!(output.dims(), [2, 4, 5]);
+    let expected = reference_conv1d(&line.to_vec().unwrap(), [1, 4, 8], &kernel.to_vec().unwrap(), [6, 2, 2], &options);
+    assert_eq!(output.dims(), [1, 6, 4]);
     assert_close(&output.to_vec().unwrap(), &expected, 1e-5);
+    // An error names conv1d, not the conv2d it runs as.
+    let bad = line.conv1d(&kernel, Conv1dOptions { stride: 0, groups: 2, ..Default::default() });
+    assert!(matches!(&bad, Err(Error::InvalidArgument { op: "conv1d", .. })), "{bad:?}");
 }
 
 /// `Σ a ⊙ b` in f64.
@@ -202,7 +257,9 @@ fn bad_geometry_is_an_error<B: Backend>(device: &B::Device) {
     invalid(x.conv2d(&random(&[2, 3, 2, 2], 3, device), Conv2dOptions::default()), "conv2d");
     invalid(random::<B>(&[2, 3], 4, device).conv2d(&k, Conv2dOptions::default()), "conv2d");
     invalid(x.max_pool2d(Window2d::new([4, 1])), "max_pool2d");
-    invalid(x.adaptive_avg_pool2d([0, 1]), "adaptive_avg_pool2d");
+    // As PyTorch: an empty plane has nothing to average, an empty output size is an empty output.
+    invalid(random::<B>(&[1, 2, 0, 3], 4, device).adaptive_avg_pool2d([1, 1]), "adaptive_avg_pool2d");
+    assert_eq!(x.adaptive_avg_pool2d([0, 1]).unwrap().dims(), [1, 2, 0, 1]);
     invalid(
         x.conv_transpose2d(
             &random(&[2, 1, 2, 2], 5, device),
@@ -214,6 +271,7 @@ fn bad_geometry_is_an_error<B: Backend>(device: &B::Device) {
 
 dispatch_tests::tests_on_every_base_backend!(
     conv2d_matches_direct_loops,
+    conv1d_matches_direct_loops,
     conv_transpose2d_is_the_adjoint_of_conv2d,
     pooling_matches_direct_loops,
     max_pool_indices_point_at_each_windows_first_maximum,

@@ -271,9 +271,9 @@ macro_rules! __backend_ops {
             /// The 2-D convolution (cross-correlation) of `[n, c, h, w]` by `[out, c / groups, kh, kw]`, without a
             /// bias. By default `unfold2d` then one batched `matmul` per group.
             fn conv2d(input: Float, weight: Float, options: ($crate::backend::Conv2dOptions)) -> Float = conv2d;
-            /// The 1-D convolution of `[n, c, length]` by `[out, c / groups, kernel]`: `conv2d` of a height-1 image,
-            /// with the second entries of `options`.
-            fn conv1d(input: Float, weight: Float, options: ($crate::backend::Conv2dOptions)) -> Float = conv1d;
+            /// The 1-D convolution of `[n, c, length]` by `[out, c / groups, kernel]`, without a bias. By default
+            /// `conv2d` of a height-1 image.
+            fn conv1d(input: Float, weight: Float, options: ($crate::backend::Conv1dOptions)) -> Float = conv1d;
             /// The transposed 2-D convolution (the gradient of `conv2d` by its input) of `[n, c, h, w]` by
             /// `[c, out / groups, kh, kw]`. By default one `matmul` per group then `fold2d`.
             fn conv_transpose2d(input: Float, weight: Float, options: ($crate::backend::Conv2dOptions)) -> Float = conv_transpose2d;

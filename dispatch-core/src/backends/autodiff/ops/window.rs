@@ -2,6 +2,7 @@
 //! other's adjoint, so each one's backward is the other; and `max_pool2d`, whose gradient goes where its indices
 //! point.
 
+use crate::backend::module_ops::{dims4, product};
 use crate::backend::{BaseBackend, Window2d};
 use crate::backends::autodiff::tensor::AutodiffTensor;
 use crate::error::Result;
@@ -14,9 +15,8 @@ pub(crate) fn unfold2d<B: BaseBackend>(
     pad_value: f64,
 ) -> Result<AutodiffTensor<B>> {
     let output = B::unfold2d(input.primitive(), window, pad_value)?;
+    let [_, _, height, width] = dims4("unfold2d", "an input", &B::shape(input.primitive()))?;
     Ok(AutodiffTensor::unary("unfold2d", input, output, |_| {
-        let dims = B::shape(input.primitive()).dims().to_vec();
-        let (height, width) = (dims[2], dims[3]);
         move |gradient| B::fold2d(&gradient, height, width, window)
     }))
 }
@@ -39,12 +39,13 @@ pub(crate) fn max_pool2d<B: BaseBackend>(input: &AutodiffTensor<B>, window: Wind
     Ok(AutodiffTensor::unary("max_pool2d", input, output, |_| {
         let input = input.primitive().clone();
         move |gradient| {
-            let shape = B::shape(&input);
-            let [n, c, h, w] = [0, 1, 2, 3].map(|axis| shape.dims()[axis]);
-            let positions = B::shape(&gradient).num_elements() / (n * c).max(1);
+            let (op, shape) = ("max_pool2d", B::shape(&input));
+            let ([n, c, h, w], [_, _, oh, ow]) =
+                (dims4(op, "an input", &shape)?, dims4(op, "a gradient", &B::shape(&gradient))?);
+            let (plane, positions) = (product(op, "a plane", &[h, w])?, product(op, "the positions", &[oh, ow])?);
             let indices = B::int_reshape(&B::max_pool2d_indices(&input, window)?, Shape::new([n, c, positions]))?;
             let gradient = B::reshape(&gradient, Shape::new([n, c, positions]))?;
-            let zeros = B::full(Shape::new([n, c, h * w]), 0.0, B::dtype(&gradient), &B::device(&gradient))?;
+            let zeros = B::full(Shape::new([n, c, plane]), 0.0, B::dtype(&gradient), &B::device(&gradient))?;
             B::reshape(&B::scatter_add(&zeros, 2, &indices, &gradient)?, shape)
         }
     }))
