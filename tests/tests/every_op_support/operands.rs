@@ -6,8 +6,8 @@ use dispatch_core::{Backend, DType, Shape};
 use super::outcome::{Outcome, bool, float, int};
 
 /// The tensors of one backend and dtype that the calls of `calls` read. Float values but `fine`'s are multiples of a
-/// power of two with few significant bits, so that each dtype holds them exactly; `fine`'s are rounded once, the
-/// same way on every backend.
+/// power of two with at most 9 significant bits: F64, F32 and F16 hold them exactly, BF16 (8 bits) rounds some of
+/// `columns`. What a dtype rounds, `from_f64_vec` rounds once, alike on every backend.
 pub struct Operands<B: Backend> {
     pub device: B::Device,
     pub dtype: DType,
@@ -15,7 +15,8 @@ pub struct Operands<B: Backend> {
     pub cube: B::FloatTensor,
     /// `[2, 3, 4]`: 24 distinct values in `[1/16, 47/16]`, for the ops defined above zero only.
     pub positive: B::FloatTensor,
-    /// `[2, 3, 4]`: values with more significant bits than every dtype holds, so casting rounds them.
+    /// `[2, 3, 4]`: values in `[-4.3, 4.7]` with more significant bits than F32 holds, so a cast to a narrower
+    /// dtype rounds them.
     pub fine: B::FloatTensor,
     /// Another dtype than `dtype`: mixing the two is an error.
     pub other: DType,

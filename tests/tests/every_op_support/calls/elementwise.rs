@@ -20,7 +20,7 @@ fn binary<B: Backend>(o: &Operands<B>, op: Binary<B>) -> Floats<B> {
     ]
 }
 
-/// A unary op on values in `[-1.44, 1.44]` and on wider ones (`fine`, `[-8.8, 6.5]`).
+/// A unary op on values in `[-1.44, 1.44]` and on wider ones (`fine`, `[-4.3, 4.7]`).
 fn unary<B: Backend>(o: &Operands<B>, op: Unary<B>) -> Floats<B> {
     vec![op(&o.cube), op(&o.fine)]
 }
