@@ -41,8 +41,12 @@ fn conv2d(c: &mut Criterion) {
         candle_x.conv2d(&candle_w, options()).unwrap().to_vec().unwrap(),
         nd_x.conv2d(&nd_w, options()).unwrap().to_vec().unwrap(),
     );
-    let worst = candle.iter().zip(&ndarray).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
-    assert!(worst < 1e-4, "candle and ndarray disagree by {worst}");
+    assert_eq!(candle.len(), ndarray.len(), "candle and ndarray give outputs of different sizes");
+    // Element by element, so that a NaN on either side fails: its difference compares false, where folding the
+    // differences with `f32::max` would drop it.
+    let agrees = |a: f32, b: f32| (a - b).abs() < 1e-4;
+    let disagreement = candle.iter().zip(&ndarray).enumerate().find(|&(_, (&a, &b))| !agrees(a, b));
+    assert!(disagreement.is_none(), "candle and ndarray disagree at (index, (candle, ndarray)) {disagreement:?}");
 
     let mut group = c.benchmark_group("conv2d/3x3_b32_c64_16x16");
     group.sample_size(10);

@@ -276,11 +276,28 @@ impl HostOp for WrongShapedBackward {
     }
 }
 
+/// The F64 gradient check with a step of 2^-13 (about 1e-4, as `Precision::F64`'s), for a host op. The host op
+/// reads its input in f32, so the step must keep every perturbed input a value f32 holds: at `Precision::F64`'s
+/// step of 1e-4 the rounding on the way in (up to 2^-24 of the value, over a step of 2e-4) moves the finite
+/// differences by 6e-5 of the gradient, and no honest check at 1e-6 passes.
+const HOST_OP_PRECISION: Precision = Precision { step: 1.0 / 8192.0, ..Precision::F64 };
+
 fn gradients_flow_through_a_host_op<B: BaseBackend>(device: &B::Device) -> Result<()> {
     let op: Arc<dyn HostOp> = Arc::new(ScaleBy(2.5));
-    // Host ops compute in f32, so this check does too.
-    check_gradients_at::<B>(Precision::F32, device, "host_op", &[uniform(&[2, 3], -1.0, 1.0)], |x| {
-        x[0].tanh()?.host_op(op.clone())?.exp()
+    // Multiples of 1/8 below 2, each moved by the step: 14 significant bits, which f32 holds, and so does 2.5 times
+    // them. So the host op computes exactly what F64 would, in the forward of every perturbed input; its backward
+    // rounds the incoming gradient to f32 once (2^-24, 6e-8 of it; measured 5e-8), far below the tolerance of 1e-6,
+    // while a backward off by 1e-5 fails.
+    let values: [f32; 6] = [-1.875, -0.625, 0.25, 0.875, 1.125, 1.625];
+    for value in values.map(f64::from) {
+        for input in [value - HOST_OP_PRECISION.step, value, value + HOST_OP_PRECISION.step] {
+            assert_eq!(f64::from(input as f32), input, "{input} is not a value f32 holds");
+            assert_eq!(f64::from(2.5 * input as f32), 2.5 * input, "2.5 * {input} is not a value f32 holds");
+        }
+    }
+    // The host op's gradient, and the direct path of the same input beside it.
+    check_gradients_at::<B>(HOST_OP_PRECISION, device, "host_op", &[exact(&[2, 3], &values)], |x| {
+        x[0].host_op(op.clone())?.sin()?.mul(&x[0])
     })?;
 
     let x = Tensor::<Ad<B>>::from_vec(vec![1.0, -2.0, 3.0], [3], device)?.require_grad()?;

@@ -8,7 +8,7 @@ use dispatch_core::DType;
 use dispatch_core::backends::Autodiff;
 use dispatch_core::nn::{Mlp, one_hot};
 use dispatch_core::{Backend, BaseBackend, Error, Result, Tensor};
-use dispatch_tests::{IdentityHostOp as Identity, assert_close, assert_close_f64};
+use dispatch_tests::{IdentityHostOp as Identity, assert_close_f64, f64s};
 
 type Ad<B> = Autodiff<B>;
 
@@ -25,20 +25,23 @@ fn shared_subgraphs_are_visited_once<B: BaseBackend>(device: &B::Device) -> Resu
     Ok(())
 }
 
+/// In F64, as every gradient check: the model's F32 parameters, inputs and targets cast up.
 fn mlp_gradients_match_backpropagation_by_hand<B: BaseBackend>(device: &B::Device) -> Result<()> {
     let model = Mlp::<Ad<B>>::new(6, 5, 3, 7, device)?;
-    let x = Tensor::random_normal([4, 6], (0.0, 1.0), 11, DType::F32, device)?;
-    let targets = one_hot(&[0, 2, 1, 2], 3, device)?;
+    let [w1, b1, w2, b2] = model.parameters().map(|parameter| parameter.cast(DType::F64));
+    let model = Mlp { w1: w1?, b1: b1?, w2: w2?, b2: b2? };
+    let x = Tensor::random_normal([4, 6], (0.0, 1.0), 11, DType::F64, device)?;
+    let targets = one_hot(&[0, 2, 1, 2], 3, device)?.cast(DType::F64)?;
     let by_autodiff = model.gradients_by_autodiff(&x, &targets)?;
     let by_hand = model.gradients_by_hand(&x, &targets)?;
     assert_close_f64(&[by_autodiff.loss], &[by_hand.loss], 1e-6);
     for (autodiff, hand) in by_autodiff.tensors().into_iter().zip(by_hand.tensors()) {
-        assert_eq!(autodiff.dims(), hand.dims());
-        // Same math, different order of f32 operations: a few ulps apart.
-        assert_close(&autodiff.to_vec()?, &hand.to_vec()?, 1e-5);
+        assert_eq!((autodiff.dims(), autodiff.dtype()), (hand.dims(), DType::F64));
+        // Same math, different order of f64 operations: a few ulps apart.
+        assert_close_f64(&autodiff.to_f64_vec()?, &hand.to_f64_vec()?, 1e-6);
     }
     // The biases start at zero, so a dead bias gradient would pass a loose check: make sure they are not zero.
-    assert!(by_hand.b2.to_vec()?.iter().any(|&g| g.abs() > 1e-3));
+    assert!(by_hand.b2.to_f64_vec()?.iter().any(|&g| g.abs() > 1e-3));
     Ok(())
 }
 
@@ -134,25 +137,25 @@ fn a_very_deep_graph_runs_backward_and_drops_without_overflowing<B: BaseBackend>
 /// Tracked tensors cross threads: a leaf shared by several threads, each building and differentiating its own
 /// graph, and a loss built on one thread and differentiated on another.
 fn graphs_are_built_and_differentiated_across_threads<B: BaseBackend>(device: &B::Device) -> Result<()> {
-    let w = Tensor::<Ad<B>>::from_vec(vec![1.0, -2.0, 0.5], [3], device)?.require_grad()?;
+    let w = f64s::<Ad<B>>(&[1.0, -2.0, 0.5], &[3], device)?.require_grad()?;
     std::thread::scope(|scope| -> Result<()> {
         let workers: Vec<_> = (1..=4)
             .map(|worker| {
                 let w = &w;
-                scope.spawn(move || -> Result<Vec<f32>> {
+                scope.spawn(move || -> Result<Vec<f64>> {
                     let gradients = w.mul_scalar(worker as f64)?.sum()?.backward()?;
-                    w.grad(&gradients).unwrap().to_vec()
+                    w.grad(&gradients).unwrap().to_f64_vec()
                 })
             })
             .collect();
         for (worker, handle) in (1..=4).zip(workers) {
-            assert_eq!(handle.join().unwrap()?, vec![worker as f32; 3]);
+            assert_eq!(handle.join().unwrap()?, vec![worker as f64; 3]);
         }
         Ok(())
     })?;
     let loss = std::thread::scope(|scope| scope.spawn(|| w.exp()?.sum()).join().unwrap())?;
     let gradients = std::thread::spawn(move || loss.backward()).join().unwrap()?;
-    assert_close(&w.grad(&gradients).unwrap().to_vec()?, &w.exp()?.to_vec()?, 1e-6);
+    assert_close_f64(&w.grad(&gradients).unwrap().to_f64_vec()?, &w.exp()?.to_f64_vec()?, 1e-6);
     Ok(())
 }
 

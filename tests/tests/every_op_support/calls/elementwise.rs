@@ -1,0 +1,142 @@
+//! Element-wise ops: binary ones broadcasting, scalar ones, unary ones.
+
+use dispatch_core::{Backend, Result};
+
+use super::Floats;
+use crate::every_op_support::Operands;
+
+type Binary<B> = fn(&<B as Backend>::FloatTensor, &<B as Backend>::FloatTensor) -> Result<<B as Backend>::FloatTensor>;
+type Unary<B> = fn(&<B as Backend>::FloatTensor) -> Result<<B as Backend>::FloatTensor>;
+
+/// A binary op broadcasting a column, a row (on either side) and a matrix with ties, then operands whose shapes do
+/// not broadcast and operands of two dtypes.
+fn binary<B: Backend>(o: &Operands<B>, op: Binary<B>) -> Floats<B> {
+    vec![
+        op(&o.cube, &o.column),
+        op(&o.row, &o.cube),
+        op(&o.cube, &o.partner),
+        op(&o.cube, &o.pair),
+        op(&o.cube, &o.other_dtype),
+    ]
+}
+
+/// A unary op on values in `[-1.44, 1.44]` and on wider ones (`fine`, `[-4.3, 4.7]`).
+fn unary<B: Backend>(o: &Operands<B>, op: Unary<B>) -> Floats<B> {
+    vec![op(&o.cube), op(&o.fine)]
+}
+
+pub fn add<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    binary(o, B::add)
+}
+
+pub fn sub<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    binary(o, B::sub)
+}
+
+pub fn mul<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    binary(o, B::mul)
+}
+
+/// `row` and `column` hold no zero; `cube / partner` does not either.
+pub fn div<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    binary(o, B::div)
+}
+
+pub fn maximum<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    binary(o, B::maximum)
+}
+
+pub fn minimum<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    binary(o, B::minimum)
+}
+
+pub fn add_scalar<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    vec![B::add_scalar(&o.cube, 0.3), B::add_scalar(&o.fine, -1.0 / 3.0)]
+}
+
+pub fn mul_scalar<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    vec![B::mul_scalar(&o.cube, -1.7), B::mul_scalar(&o.fine, 0.1)]
+}
+
+/// Square roots of negative values are NaN, in the same places everywhere.
+pub fn powf_scalar<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    vec![
+        B::powf_scalar(&o.positive, 1.5),
+        B::powf_scalar(&o.cube, 2.0),
+        B::powf_scalar(&o.cube, 3.0),
+        B::powf_scalar(&o.cube, 0.5),
+        B::powf_scalar(&o.positive, -0.75),
+    ]
+}
+
+pub fn greater_scalar<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    // 0.4375 is an entry of `cube`: not greater than itself.
+    vec![B::greater_scalar(&o.cube, 0.4375), B::greater_scalar(&o.fine, -1.0)]
+}
+
+pub fn neg<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    unary(o, B::neg)
+}
+
+pub fn exp<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    unary(o, B::exp)
+}
+
+/// NaN below zero.
+pub fn log<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    vec![B::log(&o.positive), B::log(&o.fine)]
+}
+
+pub fn relu<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    unary(o, B::relu)
+}
+
+pub fn sigmoid<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    unary(o, B::sigmoid)
+}
+
+pub fn tanh<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    unary(o, B::tanh)
+}
+
+/// NaN below zero.
+pub fn sqrt<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    vec![B::sqrt(&o.positive), B::sqrt(&o.fine)]
+}
+
+pub fn recip<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    unary(o, B::recip)
+}
+
+pub fn abs<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    unary(o, B::abs)
+}
+
+pub fn sin<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    unary(o, B::sin)
+}
+
+pub fn cos<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    unary(o, B::cos)
+}
+
+pub fn erf<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    unary(o, B::erf)
+}
+
+pub fn gelu<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    unary(o, B::gelu)
+}
+
+pub fn silu<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    unary(o, B::silu)
+}
+
+pub fn clamp<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    vec![
+        B::clamp(&o.cube, -0.5, 0.75),
+        B::clamp(&o.fine, -3.0, 2.0),
+        // `min` above `max`.
+        B::clamp(&o.cube, 1.0, -1.0),
+    ]
+}

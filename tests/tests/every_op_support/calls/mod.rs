@@ -1,0 +1,28 @@
+//! For each op of the op list, a function of that name that calls it on the operands in several ways: first the
+//! calls that must compute, each of them different from handing an operand back, then calls that must fail, each
+//! for a reason every backend must report as the same kind of error. The test expands the op list into a call of
+//! each function, so an op without one here does not compile.
+
+mod comparisons;
+mod creation;
+mod elementwise;
+mod indexing;
+mod int_bool;
+mod layout;
+mod module_ops;
+mod reductions;
+
+pub use comparisons::*;
+pub use creation::*;
+pub use elementwise::*;
+pub use indexing::*;
+pub use int_bool::*;
+pub use layout::*;
+pub use module_ops::*;
+pub use reductions::*;
+
+use dispatch_core::{Backend, Result};
+
+pub type Floats<B> = Vec<Result<<B as Backend>::FloatTensor>>;
+pub type Ints<B> = Vec<Result<<B as Backend>::IntTensor>>;
+pub type Bools<B> = Vec<Result<<B as Backend>::BoolTensor>>;

@@ -1,0 +1,98 @@
+//! Reductions, over everything and along each axis, then along an axis that is not there.
+
+use dispatch_core::{Backend, Result};
+
+use super::{Floats, Ints};
+use crate::every_op_support::Operands;
+
+type Whole<B> = fn(&<B as Backend>::FloatTensor) -> Result<<B as Backend>::FloatTensor>;
+type AlongAxis<B> = fn(&<B as Backend>::FloatTensor, usize) -> Result<<B as Backend>::FloatTensor>;
+
+/// A reduction of everything, of `cube` and of `fine`.
+fn whole<B: Backend>(o: &Operands<B>, op: Whole<B>) -> Floats<B> {
+    vec![op(&o.cube), op(&o.fine)]
+}
+
+/// A reduction along each of `cube`'s axes, along `ties`' last axis (which holds ties), and along axis 3.
+fn along_axis<B: Backend>(o: &Operands<B>, op: AlongAxis<B>) -> Floats<B> {
+    vec![op(&o.cube, 0), op(&o.cube, 1), op(&o.cube, 2), op(&o.ties, 1), op(&o.cube, 3)]
+}
+
+pub fn sum<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    whole(o, B::sum)
+}
+
+pub fn mean<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    whole(o, B::mean)
+}
+
+pub fn max<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    whole(o, B::max)
+}
+
+pub fn min<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    whole(o, B::min)
+}
+
+/// `cube`'s 24 entries multiply to about 1e-6 (below F16's normal range); `pair`'s six to -0.055.
+pub fn prod<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    vec![B::prod(&o.cube), B::prod(&o.pair)]
+}
+
+pub fn sum_dim<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    along_axis(o, B::sum_dim)
+}
+
+pub fn mean_dim<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    along_axis(o, B::mean_dim)
+}
+
+pub fn log_softmax<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    along_axis(o, B::log_softmax)
+}
+
+pub fn softmax<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    along_axis(o, B::softmax)
+}
+
+pub fn max_dim<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    along_axis(o, B::max_dim)
+}
+
+pub fn min_dim<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    along_axis(o, B::min_dim)
+}
+
+pub fn prod_dim<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    along_axis(o, B::prod_dim)
+}
+
+pub fn var_dim<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    vec![
+        B::var_dim(&o.cube, 2, 1),
+        B::var_dim(&o.cube, 1, 0),
+        B::var_dim(&o.cube, 0, 1),
+        B::var_dim(&o.ties, 1, 1),
+        B::var_dim(&o.cube, 3, 0),
+    ]
+}
+
+pub fn argmax<B: Backend>(o: &Operands<B>) -> Ints<B> {
+    vec![
+        B::argmax(&o.cube, 0),
+        B::argmax(&o.cube, 1),
+        B::argmax(&o.cube, 2),
+        B::argmax(&o.ties, 1),
+        B::argmax(&o.cube, 3),
+    ]
+}
+
+pub fn argmin<B: Backend>(o: &Operands<B>) -> Ints<B> {
+    vec![
+        B::argmin(&o.cube, 0),
+        B::argmin(&o.cube, 1),
+        B::argmin(&o.cube, 2),
+        B::argmin(&o.ties, 1),
+        B::argmin(&o.cube, 3),
+    ]
+}
