@@ -1,7 +1,7 @@
 //! Convolution and pooling over `[batch, channels, height, width]`, with windows that stride, pad and dilate.
 
 use dispatch_core::Backend;
-use dispatch_core::backend::{Conv2dOptions, Window2d};
+use dispatch_core::backend::{Conv1dOptions, Conv2dOptions, Window2d};
 
 use super::{Floats, Ints};
 use crate::every_op_support::Operands;
@@ -12,6 +12,9 @@ pub const WINDOW: Window2d = Window2d { kernel: [2, 3], stride: [2, 2], padding:
 /// Stride 2, padding 1, dilation 2 and 2 groups.
 const CONV: Conv2dOptions =
     Conv2dOptions { stride: [2, 2], padding: [1, 1], dilation: [2, 2], groups: 2, output_padding: [0, 0] };
+
+/// `CONV` along one axis: stride 2, padding 1, dilation 2 and 2 groups.
+const CONV1D: Conv1dOptions = Conv1dOptions { stride: 2, padding: 1, dilation: 2, groups: 2 };
 
 /// A 3x3 window with stride 2 and padding 1, no dilation.
 fn padded_3x3() -> Window2d {
@@ -53,9 +56,9 @@ pub fn conv2d<B: Backend>(o: &Operands<B>) -> Floats<B> {
 
 pub fn conv1d<B: Backend>(o: &Operands<B>) -> Floats<B> {
     vec![
-        B::conv1d(&o.signal, &o.filters1d, CONV),
-        B::conv1d(&o.signal, &o.filters1d, Conv2dOptions { groups: 2, ..Default::default() }),
-        B::conv1d(&o.image, &o.filters1d, CONV),
+        B::conv1d(&o.signal, &o.filters1d, CONV1D),
+        B::conv1d(&o.signal, &o.filters1d, Conv1dOptions { groups: 2, ..Default::default() }),
+        B::conv1d(&o.image, &o.filters1d, CONV1D),
     ]
 }
 
