@@ -7,10 +7,10 @@
 //! that list.
 
 pub mod defaults;
-pub(crate) mod module_ops;
 mod ops;
+pub(crate) mod window;
 
-pub use module_ops::{Conv1dOptions, Conv2dOptions, Window2d};
+pub use window::{Conv1dOptions, Conv2dOptions, Window2d};
 
 use crate::device::DeviceOf;
 use crate::error::Result;
@@ -44,10 +44,10 @@ pub trait Backend: Clone + Debug + Send + Sync + 'static {
     fn name() -> String;
 
     // Every op, from the one list in `backend/ops.rs`.
-    crate::__backend_ops! { __backend_trait_methods {} }
+    crate::for_each_op! { __backend_trait_methods {} }
 }
 
-crate::__backend_ops! { __op_names {} }
+crate::for_each_op! { __op_names {} }
 
 /// A backend that does not record gradients itself, so [`crate::backends::Autodiff`] may wrap it.
 ///

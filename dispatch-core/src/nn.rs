@@ -113,7 +113,7 @@ impl<B: Backend> Mlp<B> {
         // d(mean cross-entropy)/d(logits) = (softmax - onehot) / batch
         let d_logits = log_probs.exp()?.sub(targets)?.div_scalar(batch)?;
         let d_hidden = d_logits.matmul(&self.w2.transpose()?)?;
-        let d_pre = d_hidden.mul(&pre.greater_scalar(0.0)?)?;
+        let d_pre = d_hidden.mask_fill(&pre.le_scalar(0.0)?, 0.0)?;
         Ok(MlpGradients {
             loss,
             w1: x.transpose()?.matmul(&d_pre)?,

@@ -8,14 +8,13 @@ use dispatch_core::{AutodiffBackend, Backend, Shape};
 type Ad = Autodiff<NdArray>;
 
 /// The ops whose float output records no graph by design: creation from host values or shapes, casts from int and
-/// bool tensors, and the 0/1 step of `greater_scalar`.
+/// bool tensors.
 const UNTRACKED_BY_DESIGN: &[&str] = &[
     "from_vec",
     "from_f64_vec",
     "full",
     "random_uniform",
     "random_normal",
-    "greater_scalar",
     "int_to_float",
     "bool_to_float",
     "one_hot",
@@ -45,7 +44,7 @@ macro_rules! records_graph {
 /// The callback that calls every op on tracked operands and notes which float outputs record a graph.
 #[macro_export]
 macro_rules! call_every_op_on_autodiff {
-    ({ $operands:ident, $outcomes:ident } $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?;)*) => {
+    ({ $operands:ident, $outcomes:ident } $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?, $autodiff:ident;)*) => {
         $(
             let outcome = records_graph!($output, <Ad as Backend>::$op($(dispatch_tests::sample_operand!($operands, $kind)),*));
             $outcomes.push((stringify!($op), outcome));
@@ -67,7 +66,7 @@ fn every_float_op_on_tracked_operands_records_a_graph() {
         device,
     };
     let mut outcomes: Vec<(&str, Option<dispatch_core::Result<bool>>)> = Vec::new();
-    dispatch_core::__backend_ops! { crate::call_every_op_on_autodiff { operands, outcomes } }
+    dispatch_core::for_each_op! { crate::call_every_op_on_autodiff { operands, outcomes } }
 
     let (mut checked, mut unsampled) = (0, Vec::new());
     for (op, outcome) in outcomes {

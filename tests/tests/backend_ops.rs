@@ -78,7 +78,7 @@ fn scalar_ops_apply_to_every_element<B: Backend>(device: &B::Device) {
     assert_tensor(x.mul_scalar(-2.0), &[4], &[4.0, 0.0, -3.0, -8.0]);
     assert_tensor(x.div_scalar(4.0), &[4], &[-0.5, 0.0, 0.375, 1.0]);
     assert_tensor(x.powf_scalar(2.0), &[4], &[4.0, 0.0, 2.25, 16.0]);
-    assert_tensor(x.greater_scalar(0.0), &[4], &[0.0, 0.0, 1.0, 1.0]);
+    assert_tensor(x.gt_scalar(0.0).and_then(|step| step.float(DType::F32)), &[4], &[0.0, 0.0, 1.0, 1.0]);
     let positive = tensor::<B>(&[2.0, 9.0], &[2], device);
     assert_tensor(positive.sqrt(), &[2], &[std::f32::consts::SQRT_2, 3.0]);
 }

@@ -23,7 +23,7 @@ pub struct Recording;
 /// The callback that writes `Recording`'s ops: note the op, then run `NdArray`'s.
 #[macro_export]
 macro_rules! recording_ops {
-    ({} $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?;)*) => {
+    ({} $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?, $autodiff:ident;)*) => {
         impl Backend for Recording {
             type Device = NdArrayDevice;
             type FloatTensor = <NdArray as Backend>::FloatTensor;
@@ -44,7 +44,7 @@ macro_rules! recording_ops {
     };
 }
 
-dispatch_core::__backend_ops! { crate::recording_ops {} }
+dispatch_core::for_each_op! { crate::recording_ops {} }
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]
 pub enum Device {
@@ -64,7 +64,7 @@ struct Operands {
 /// The callback that calls every op on the derived backend and records which ops reached `Recording`.
 #[macro_export]
 macro_rules! call_every_op {
-    ({ $operands:ident, $reached:ident } $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?;)*) => {
+    ({ $operands:ident, $reached:ident } $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?, $autodiff:ident;)*) => {
         $(
             take_reached();
             let _ = <DeviceBackend as Backend>::$op($(dispatch_tests::sample_operand!($operands, $kind)),*);
@@ -85,7 +85,7 @@ fn every_op_reaches_the_variants_own_backend_defaulted_ones_included() {
         device,
     };
     let mut reached = Vec::new();
-    dispatch_core::__backend_ops! { crate::call_every_op { operands, reached } }
+    dispatch_core::for_each_op! { crate::call_every_op { operands, reached } }
     assert_eq!(reached.len(), OPS.len());
     for (op, ran) in reached {
         assert_eq!(ran, [op], "{op} through the derived enum ran {ran:?} on the variant's backend");

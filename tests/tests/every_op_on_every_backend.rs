@@ -19,7 +19,7 @@ use every_op_support::{Operands, Outcome};
 /// `$outcomes`. An op without a function in `calls` does not compile.
 #[macro_export]
 macro_rules! every_outcome {
-    ({ $b:ty, $operands:ident, $outcomes:ident } $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?;)*) => {
+    ({ $b:ty, $operands:ident, $outcomes:ident } $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?, $autodiff:ident;)*) => {
         $(
             for call in every_op_support::calls::$op::<$b>(&$operands) {
                 $outcomes.push((stringify!($op), $crate::outcome!($b, $operands, $output, call)));
@@ -31,7 +31,7 @@ macro_rules! every_outcome {
 /// The outcome of every call of every op on `B`, its float operands in `dtype`.
 fn outcomes<B: Backend>(operands: &Operands<B>) -> Vec<(&'static str, Outcome)> {
     let mut outcomes = Vec::new();
-    dispatch_core::__backend_ops! { crate::every_outcome { B, operands, outcomes } }
+    dispatch_core::for_each_op! { crate::every_outcome { B, operands, outcomes } }
     outcomes
 }
 

@@ -13,6 +13,9 @@ mod candle;
 mod ndarray;
 
 pub use self::autodiff::{Autodiff, AutodiffTensor};
+// For `__private01` only: the rules `Autodiff`'s impl is written over.
+#[doc(hidden)]
+pub use self::autodiff::rules as __autodiff_rules;
 #[cfg(feature = "candle")]
 pub use self::candle::{Candle, CandleDevice};
 #[cfg(feature = "ndarray")]

@@ -39,7 +39,7 @@ where
         String::from("fallback")
     }
 
-    crate::__backend_ops! { __fallback_backend_methods {} }
+    crate::for_each_op! { __fallback_backend_methods {} }
 }
 
 /// The callback that gives the fallback backend every op: a tensor operand cannot exist, and an op without one
@@ -47,7 +47,7 @@ where
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __fallback_backend_methods {
-    ({} $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?;)*) => {
+    ({} $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?, $autodiff:ident;)*) => {
         $($crate::__fallback_backend_method! { fn $op($($param: $kind),*) -> $output })*
     };
 }

@@ -14,6 +14,8 @@ pub use std::string::{String, ToString};
 pub use std::vec::Vec;
 
 pub use crate::backend::{AutodiffBackend, Backend, BaseBackend, HostOp};
+/// The backward rules `Autodiff`'s impl calls, one per op the op list marks `tracked`.
+pub use crate::backends::__autodiff_rules as autodiff_rules;
 pub use crate::backends::Autodiff;
 pub use crate::device::{AutodiffDevice, BackendDevice, DeviceOf, Dispatch, ParseDeviceError, Route};
 pub use crate::distributed::DistributedDevice;

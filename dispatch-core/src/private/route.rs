@@ -154,14 +154,14 @@ impl<X: AutodiffBackend> GradientsOf<X> for RecordsGradients {
 pub mod visits {
     use super::*;
 
-    crate::__backend_ops! { __op_visitors {} }
+    crate::for_each_op! { __op_visitors {} }
 }
 
 /// The callback that declares a visitor per op, except those a derived backend implements itself (`=> derived`).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __op_visitors {
-    ({} $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?;)*) => {
+    ({} $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?, $autodiff:ident;)*) => {
         $($crate::__op_visitor! { fn $op($($param: $kind),*) -> $output $(=> $derived)? })*
     };
 }
@@ -379,7 +379,7 @@ macro_rules! __derived_backend {
             name: $name:expr $(,)?
         }
     ) => {
-        $crate::__backend_ops! {
+        $crate::for_each_op! {
             __derived_backend_impl {
                 $backend, $name, $float, $int, $bool, $device,
                 [$float, $floats, $int, $bool, $device, $result, $int_result, $bool_result]
@@ -393,7 +393,7 @@ macro_rules! __derived_backend {
 macro_rules! __derived_backend_impl {
     (
         { $backend:ident, $name:expr, $float:ty, $int:ty, $bool:ty, $device:ty, $types:tt }
-        $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?;)*
+        $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt $(= $default:ident)? $(=> $derived:ident)?, $autodiff:ident;)*
     ) => {
         #[automatically_derived]
         impl $crate::__private01::Backend for $backend {

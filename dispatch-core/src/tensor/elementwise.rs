@@ -1,8 +1,99 @@
-//! The element-wise float functions of `Tensor<B>` beyond arithmetic: roots, trigonometry, activations, bounds.
+//! Element-wise float ops of `Tensor<B>`: arithmetic (broadcasting), scalars, functions, bounds.
 
 use super::{IntTensor, Tensor};
 use crate::backend::Backend;
-use crate::error::Result;
+use crate::error::{Error, Result};
+
+impl<B: Backend> Tensor<B> {
+    /// Element-wise sum, broadcasting with numpy rules (a `[n]` row over a `[m, n]` matrix is a bias add).
+    pub fn add(&self, other: &Self) -> Result<Self> {
+        Self::wrap(B::add(&self.primitive, &other.primitive))
+    }
+
+    /// Element-wise `self - other`, broadcasting as [`Tensor::add`] does.
+    pub fn sub(&self, other: &Self) -> Result<Self> {
+        Self::wrap(B::sub(&self.primitive, &other.primitive))
+    }
+
+    /// Element-wise `self * other`, broadcasting as [`Tensor::add`] does.
+    pub fn mul(&self, other: &Self) -> Result<Self> {
+        Self::wrap(B::mul(&self.primitive, &other.primitive))
+    }
+
+    /// Element-wise `self / other`, broadcasting as [`Tensor::add`] does; division by zero gives IEEE infinities.
+    pub fn div(&self, other: &Self) -> Result<Self> {
+        Self::wrap(B::div(&self.primitive, &other.primitive))
+    }
+
+    /// `self + scalar`, element-wise (`scalar` rounded once to the tensor's dtype, as every scalar argument is).
+    pub fn add_scalar(&self, scalar: f64) -> Result<Self> {
+        Self::wrap(B::add_scalar(&self.primitive, scalar))
+    }
+
+    /// `self - scalar`, element-wise.
+    pub fn sub_scalar(&self, scalar: f64) -> Result<Self> {
+        self.add_scalar(-scalar)
+    }
+
+    /// `self * scalar`, element-wise.
+    pub fn mul_scalar(&self, scalar: f64) -> Result<Self> {
+        Self::wrap(B::mul_scalar(&self.primitive, scalar))
+    }
+
+    /// `self / scalar`, element-wise, as a product with `1 / scalar` computed in `f64`; a zero divisor is an `Err`
+    /// (almost always a bug).
+    pub fn div_scalar(&self, scalar: f64) -> Result<Self> {
+        if scalar == 0.0 {
+            return Err(Error::invalid("div_scalar", "division by zero"));
+        }
+        let reciprocal = 1.0 / scalar;
+        if self.dtype().round(reciprocal).is_finite() {
+            return self.mul_scalar(reciprocal);
+        }
+        // The reciprocal of a tiny divisor overflows the dtype to infinity, which would turn 0 / s into NaN.
+        self.div(&Self::full([1], scalar, self.dtype(), &self.device())?)
+    }
+
+    /// `self ^ exponent`, element-wise.
+    pub fn powf_scalar(&self, exponent: f64) -> Result<Self> {
+        Self::wrap(B::powf_scalar(&self.primitive, exponent))
+    }
+
+    /// `self * self`, element-wise.
+    pub fn square(&self) -> Result<Self> {
+        self.mul(self)
+    }
+
+    /// `-self`, element-wise.
+    pub fn neg(&self) -> Result<Self> {
+        Self::wrap(B::neg(&self.primitive))
+    }
+
+    /// `e ^ self`, element-wise.
+    pub fn exp(&self) -> Result<Self> {
+        Self::wrap(B::exp(&self.primitive))
+    }
+
+    /// The natural logarithm, element-wise.
+    pub fn log(&self) -> Result<Self> {
+        Self::wrap(B::log(&self.primitive))
+    }
+
+    /// `max(self, 0)`, element-wise.
+    pub fn relu(&self) -> Result<Self> {
+        Self::wrap(B::relu(&self.primitive))
+    }
+
+    /// `1 / (1 + e ^ -self)`, element-wise.
+    pub fn sigmoid(&self) -> Result<Self> {
+        Self::wrap(B::sigmoid(&self.primitive))
+    }
+
+    /// The hyperbolic tangent, element-wise.
+    pub fn tanh(&self) -> Result<Self> {
+        Self::wrap(B::tanh(&self.primitive))
+    }
+}
 
 /// Declares `Tensor` methods that call the backend op of the same name on this tensor alone.
 macro_rules! unary_methods {

@@ -36,7 +36,7 @@ impl Dropout {
         let call = self.calls.fetch_add(1, Ordering::Relaxed);
         let seed = self.seed.wrapping_add(call);
         let draws = Tensor::<B>::random_uniform(x.shape(), (0.0, 1.0), seed, DType::F32, &x.device())?;
-        let keep = draws.greater_scalar(self.p)?.cast(x.dtype())?;
+        let keep = draws.gt_scalar(self.p)?.float(x.dtype())?;
         x.mul(&keep)?.mul_scalar(1.0 / (1.0 - self.p))
     }
 }

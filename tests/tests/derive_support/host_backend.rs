@@ -239,11 +239,6 @@ impl Backend for HostBackend {
         tensor.map(|x| x.powf(exponent))
     }
 
-    fn greater_scalar(tensor: &VecTensor, threshold: f64) -> Result<VecTensor> {
-        let threshold = threshold as f32;
-        tensor.map(|x| if x > threshold { 1.0 } else { 0.0 })
-    }
-
     fn neg(tensor: &VecTensor) -> Result<VecTensor> {
         tensor.map(|x| -x)
     }

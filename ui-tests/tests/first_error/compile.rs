@@ -67,7 +67,7 @@ pub fn check_all(cases: &[PathBuf], scratch: &str) -> Report {
             Some("compiler-artifact") => *outcome = Outcome::Compiled,
             // Only the first error counts: a rejected case keeps it.
             Some("compiler-message") if !matches!(outcome, Outcome::Rejected(_)) => {
-                if let Some(error) = error_of(&message["message"]) {
+                if let Some(error) = error_of(&message["message"], &cases[index]) {
                     *outcome = Outcome::Rejected(error);
                 }
             }
@@ -119,12 +119,12 @@ fn host_triple() -> String {
 }
 
 /// The diagnostic as a [`FirstError`] if it is an error; warnings and notes are skipped.
-fn error_of(diagnostic: &Value) -> Option<FirstError> {
+fn error_of(diagnostic: &Value, case: &Path) -> Option<FirstError> {
     if diagnostic["level"] != "error" {
         return None;
     }
     let primary = diagnostic["spans"].as_array()?.iter().find(|span| span["is_primary"] == true);
-    let place = primary.and_then(|span| {
+    let place = primary.map(|span| in_case(span, case)).and_then(|span| {
         Some(Place {
             file: PathBuf::from(span["file_name"].as_str()?),
             line: usize::try_from(span["line_start"].as_u64()?).ok()?,
@@ -135,4 +135,25 @@ fn error_of(diagnostic: &Value) -> Option<FirstError> {
         message: diagnostic["message"].as_str()?.to_owned(),
         place,
     })
+}
+
+/// Where rustc shows `span`: a span inside a macro of another crate (dispatch-core's op list, say) is shown at the
+/// case's own call of that macro, the first expansion site in the case's file; any other span as it is.
+fn in_case<'a>(span: &'a Value, case: &Path) -> &'a Value {
+    let in_file = |candidate: &Value| {
+        candidate["file_name"]
+            .as_str()
+            .is_some_and(|file| Path::new(file).ends_with(case.file_name().unwrap_or_default()))
+    };
+    if in_file(span) {
+        return span;
+    }
+    let mut site = &span["expansion"]["span"];
+    while site.is_object() {
+        if in_file(site) {
+            return site;
+        }
+        site = &site["expansion"]["span"];
+    }
+    span
 }

@@ -66,7 +66,6 @@ impl Backend for Pinned {
     fn add_scalar(t: &Nd, s: f64) -> Result<Nd> { NdArray::add_scalar(t, s) }
     fn mul_scalar(t: &Nd, s: f64) -> Result<Nd> { NdArray::mul_scalar(t, s) }
     fn powf_scalar(t: &Nd, e: f64) -> Result<Nd> { NdArray::powf_scalar(t, e) }
-    fn greater_scalar(t: &Nd, s: f64) -> Result<Nd> { NdArray::greater_scalar(t, s) }
     fn neg(t: &Nd) -> Result<Nd> { NdArray::neg(t) }
     fn exp(t: &Nd) -> Result<Nd> { NdArray::exp(t) }
     fn log(t: &Nd) -> Result<Nd> { NdArray::log(t) }

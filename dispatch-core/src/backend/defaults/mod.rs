@@ -3,21 +3,27 @@
 //! for a backend to start before it writes a native kernel. The others are composed from the backend's own ops,
 //! so they are differentiable wherever those are.
 
+mod comparison;
+mod creation;
 mod elementwise;
+mod host;
 mod index;
 mod int_bool;
 mod layout;
 mod reduce;
+mod window;
 
+pub use self::comparison::*;
+pub use self::creation::*;
 pub use self::elementwise::*;
+pub use self::host::host_op;
+pub(crate) use self::host::{host_tensor_like, host_tensor_of};
 pub use self::index::*;
 pub use self::int_bool::*;
 pub use self::layout::*;
 pub use self::reduce::*;
-pub use crate::backend::module_ops::{
-    adaptive_avg_pool2d, avg_pool2d, conv_transpose2d, conv1d, conv2d, fold2d, max_pool2d, max_pool2d_indices, unfold2d,
-};
-use crate::backend::{Backend, HostTensor};
+pub use self::window::*;
+use crate::backend::Backend;
 use crate::dtype;
 use crate::error::Result;
 use crate::memory;
@@ -83,21 +89,6 @@ macro_rules! in_host_float {
     };
 }
 pub(crate) use in_host_float;
-
-/// A tensor's values as a host op's input: host ops (the collectives among them) compute in `f32`, so the values
-/// of an `F64` tensor are rounded to `f32` here, on purpose and as documented on [`HostTensor`].
-pub(crate) fn host_tensor_of<B: Backend>(tensor: &B::FloatTensor) -> Result<HostTensor> {
-    let data = match B::dtype(tensor) {
-        crate::DType::F32 => B::to_vec(tensor)?,
-        _ => map("host_op", &B::to_f64_vec(tensor)?, |value| value as f32)?,
-    };
-    Ok(HostTensor { data, shape: B::shape(tensor) })
-}
-
-/// The `f32` values of a host op's output as a float tensor of `like`'s dtype on `like`'s device.
-pub(crate) fn host_tensor_like<B: Backend>(host: HostTensor, like: &B::FloatTensor) -> Result<B::FloatTensor> {
-    values_like::<B>(map("host_op", &host.data, f64::from)?, host.shape, like)
-}
 
 /// Two float operands of `op` share a dtype, or an [`Error::DTypeMismatch`](crate::Error::DTypeMismatch).
 pub(crate) fn same_dtype<B: Backend>(op: &'static str, lhs: &B::FloatTensor, rhs: &B::FloatTensor) -> Result<()> {

@@ -3,8 +3,8 @@
 
 use candle_core::Tensor;
 
-use super::error::{OrBackend, check_operands, check_same_device, dtype_of, float_dtype};
-use super::memory::{check_output, check_output_like, filled};
+use super::error::{OrBackend, check_operands, dtype_of, float_dtype};
+use super::memory::{check_output, check_output_like};
 use crate::error::Result;
 use crate::shape::Shape;
 
@@ -66,42 +66,19 @@ pub(super) fn mul_scalar(tensor: &Tensor, scalar: f64) -> Result<Tensor> {
     unary("mul_scalar", tensor, |t| t.affine(scalar_for(t, scalar), 0.0))
 }
 
-pub(super) fn greater_scalar(tensor: &Tensor, threshold: f64) -> Result<Tensor> {
-    unary("greater_scalar", tensor, |t| t.gt(scalar_for(t, threshold)).and_then(|mask| mask.to_dtype(t.dtype())))
-}
-
 /// `1 / (1 + exp(-x))`: candle-core has no sigmoid, and this is the expression the ndarray backend evaluates, so
 /// both round alike.
 pub(super) fn sigmoid(tensor: &Tensor) -> Result<Tensor> {
     unary("sigmoid", tensor, |t| t.neg()?.exp()?.affine(1.0, 1.0)?.recip())
 }
 
-/// `value` where `mask` (a `U8` tensor broadcast to the tensor's shape) is set, the tensor's element elsewhere: one
-/// `where_cond` over a broadcast scalar, with the host default's errors.
-pub(super) fn mask_fill(tensor: &Tensor, mask: &Tensor, value: f64) -> Result<Tensor> {
-    let op = "mask_fill";
-    check_same_device(op, tensor, mask)?;
-    let (shape, mask_shape) = (Shape::new(tensor.dims()), Shape::new(mask.dims()));
-    Shape::check_mask_fits(op, &shape, &mask_shape)?;
-    check_output_like(op, tensor)?;
-    let fill = filled(op, &Shape::new([1]), value, float_dtype(op, tensor)?, tensor.device())?;
-    let (fill, mask) =
-        (fill.broadcast_as(tensor.dims()).or_backend(op)?, mask.broadcast_as(tensor.dims()).or_backend(op)?);
-    mask.where_cond(&fill, tensor).or_backend(op)
+pub(super) fn powf_scalar(tensor: &Tensor, exponent: f64) -> Result<Tensor> {
+    unary("powf_scalar", tensor, |t| t.powf(scalar_for(t, exponent)))
 }
 
-/// `on_true` where `mask` is set, `on_false` elsewhere, the three broadcast together.
-pub(super) fn mask_where(mask: &Tensor, on_true: &Tensor, on_false: &Tensor) -> Result<Tensor> {
-    let op = "mask_where";
-    check_operands(op, [on_true, on_false])?;
-    check_same_device(op, on_true, mask)?;
-    let shape = Shape::broadcast_three(
-        op,
-        &Shape::new(mask.dims()),
-        &Shape::new(on_true.dims()),
-        &Shape::new(on_false.dims()),
-    )?;
-    check_output(op, on_true.device(), shape.num_elements(), on_true.dtype())?;
-    let grown = |tensor: &Tensor| tensor.broadcast_as(shape.dims()).or_backend(op);
-    grown(mask)?.where_cond(&grown(on_true)?, &grown(on_false)?).or_backend(op)
+// candle's own `maximum` and `minimum` drop a NaN in the second operand, so those two keep the host default, which
+// propagates it as ndarray does. `clamp` keeps NaN in candle too.
+pub(super) fn clamp(tensor: &Tensor, min: f64, max: f64) -> Result<Tensor> {
+    crate::math::check_clamp_bounds(min, max)?;
+    unary("clamp", tensor, |t| t.clamp(scalar_for(t, min), scalar_for(t, max)))
 }

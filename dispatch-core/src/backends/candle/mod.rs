@@ -1,23 +1,29 @@
 //! The candle backend: tensors over `candle-core`, on the CPU or (with the `cuda` feature) a CUDA GPU.
 //!
 //! Shapes, axes and devices are checked before candle runs, so bad input gets our typed errors; what candle still
-//! reports becomes `Error::Backend` with candle's error as the source.
+//! reports becomes `Error::Backend` with candle's error as the source. The ops are in one file per op family, the
+//! names of the op list's; the impl below lists every op candle computes itself, the others keep their default.
 
+mod comparison;
+mod creation;
 mod device;
 mod elementwise;
 mod error;
+mod int_bool;
 mod layout;
+mod matmul;
 mod memory;
 mod reduce;
+mod window;
 
 use candle_core::Tensor;
+use candle_core::op::CmpOp;
 
 pub use self::device::CandleDevice;
 use self::elementwise::{BinaryOp, binary, unary};
-use self::error::{OrBackend, candle_dtype, check_operands, dtype_of, float_dtype};
+use self::error::dtype_of;
 use self::layout::shape_of;
-use self::memory::{check_output, filled, from_f64_values};
-use crate::backend::{Backend, BaseBackend, Conv2dOptions, module_ops};
+use crate::backend::{Backend, BaseBackend, Conv2dOptions};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::shape::Shape;
@@ -40,47 +46,34 @@ impl Backend for Candle {
         "candle".to_owned()
     }
 
+    // ---- creation -----------------------------------------------------------------------------------------------
+
     fn from_vec(data: Vec<f32>, shape: Shape, device: &CandleDevice) -> Result<Tensor> {
-        shape.check_tensor_shape("from_vec")?;
-        shape.check_data_len("from_vec", data.len())?;
-        Tensor::from_vec(data, shape.dims(), device.as_candle()).or_backend("from_vec")
+        creation::from_vec(data, shape, device)
     }
 
     fn from_f64_vec(data: Vec<f64>, shape: Shape, dtype: DType, device: &CandleDevice) -> Result<Tensor> {
-        shape.check_tensor_shape("from_f64_vec")?;
-        shape.check_data_len("from_f64_vec", data.len())?;
-        from_f64_values("from_f64_vec", data, &shape, dtype, device.as_candle())
+        creation::from_f64_vec(data, shape, dtype, device)
     }
 
     fn full(shape: Shape, value: f64, dtype: DType, device: &CandleDevice) -> Result<Tensor> {
-        shape.check_tensor_shape("full")?;
-        filled("full", &shape, value, dtype, device.as_candle())
+        creation::full(shape, value, dtype, device)
     }
 
     fn to_vec(tensor: &Tensor) -> Result<Vec<f32>> {
-        crate::dtype::check_expected("to_vec", DType::F32, float_dtype("to_vec", tensor)?)?;
-        host_values("to_vec", tensor, candle_core::DType::F32)
+        creation::to_vec(tensor)
     }
 
     fn to_f64_vec(tensor: &Tensor) -> Result<Vec<f64>> {
-        float_dtype("to_f64_vec", tensor)?;
-        host_values("to_f64_vec", tensor, candle_core::DType::F64)
+        creation::to_f64_vec(tensor)
     }
 
     fn dtype(tensor: &Tensor) -> DType {
         dtype_of(tensor)
     }
 
-    /// candle's own conversion, but from `F64` to `F16` or `BF16`: candle (through `half`) rounds those twice, so
-    /// they are converted on the host, rounding once.
     fn cast(tensor: &Tensor, dtype: DType) -> Result<Tensor> {
-        let target = candle_dtype(dtype);
-        check_output("cast", tensor.device(), tensor.elem_count(), target)?;
-        if float_dtype("cast", tensor)? == DType::F64 && matches!(dtype, DType::F16 | DType::BF16) {
-            let values = host_values("cast", tensor, candle_core::DType::F64)?;
-            return from_f64_values("cast", values, &shape_of(tensor), dtype, tensor.device());
-        }
-        tensor.to_dtype(target).or_backend("cast")
+        creation::cast(tensor, dtype)
     }
 
     fn shape(tensor: &Tensor) -> Shape {
@@ -88,15 +81,14 @@ impl Backend for Candle {
     }
 
     fn device(tensor: &Tensor) -> CandleDevice {
-        CandleDevice::from_candle(tensor.device().clone())
+        creation::device(tensor)
     }
 
     fn to_device(tensor: &Tensor, device: &CandleDevice) -> Result<Tensor> {
-        if !tensor.device().same_device(device.as_candle()) {
-            check_output("to_device", device.as_candle(), tensor.elem_count(), tensor.dtype())?;
-        }
-        tensor.to_device(device.as_candle()).or_backend("to_device")
+        creation::to_device(tensor, device)
     }
+
+    // ---- elementwise --------------------------------------------------------------------------------------------
 
     fn add(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
         binary(BinaryOp::Add, lhs, rhs)
@@ -123,11 +115,15 @@ impl Backend for Candle {
     }
 
     fn powf_scalar(tensor: &Tensor, exponent: f64) -> Result<Tensor> {
-        unary("powf_scalar", tensor, |t| t.powf(elementwise::scalar_for(t, exponent)))
+        elementwise::powf_scalar(tensor, exponent)
     }
 
-    fn greater_scalar(tensor: &Tensor, threshold: f64) -> Result<Tensor> {
-        elementwise::greater_scalar(tensor, threshold)
+    fn sigmoid(tensor: &Tensor) -> Result<Tensor> {
+        elementwise::sigmoid(tensor)
+    }
+
+    fn clamp(tensor: &Tensor, min: f64, max: f64) -> Result<Tensor> {
+        elementwise::clamp(tensor, min, max)
     }
 
     fn neg(tensor: &Tensor) -> Result<Tensor> {
@@ -144,10 +140,6 @@ impl Backend for Candle {
 
     fn relu(tensor: &Tensor) -> Result<Tensor> {
         unary("relu", tensor, Tensor::relu)
-    }
-
-    fn sigmoid(tensor: &Tensor) -> Result<Tensor> {
-        elementwise::sigmoid(tensor)
     }
 
     fn tanh(tensor: &Tensor) -> Result<Tensor> {
@@ -182,65 +174,17 @@ impl Backend for Candle {
         unary("gelu", tensor, Tensor::gelu_erf)
     }
 
-    fn mask_where(mask: &Tensor, on_true: &Tensor, on_false: &Tensor) -> Result<Tensor> {
-        elementwise::mask_where(mask, on_true, on_false)
-    }
-
-    fn mask_fill(tensor: &Tensor, mask: &Tensor, value: f64) -> Result<Tensor> {
-        elementwise::mask_fill(tensor, mask, value)
-    }
-
     fn silu(tensor: &Tensor) -> Result<Tensor> {
         unary("silu", tensor, Tensor::silu)
     }
 
-    // candle's own `maximum` and `minimum` drop a NaN in the second operand; the host default propagates it, as
-    // ndarray does. `clamp` keeps NaN in candle too.
-    fn clamp(tensor: &Tensor, min: f64, max: f64) -> Result<Tensor> {
-        crate::math::check_clamp_bounds(min, max)?;
-        unary("clamp", tensor, |t| t.clamp(elementwise::scalar_for(t, min), elementwise::scalar_for(t, max)))
-    }
-
-    /// candle's own kernel where stride, padding and dilation are the same on both sides (as it takes them), else
-    /// the default: also for an empty input (an empty batch, no channels), and where candle's kernel is wrong or
-    /// overflows. The sizes are checked first: the padded input fits in `usize` (so candle's own size arithmetic
-    /// cannot overflow), and there is room for candle's unfolded input and the output.
-    fn conv2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
-        let geometry = module_ops::conv2d_geometry("conv2d", &shape_of(input), &shape_of(weight), &options)?;
-        let same = |pair: [usize; 2]| (pair[0] == pair[1]).then_some(pair[0]);
-        let (Some(stride), Some(padding), Some(dilation)) =
-            (same(options.stride), same(options.padding), same(options.dilation))
-        else {
-            return module_ops::conv2d::<Self>(input, weight, options);
-        };
-        // candle's kernel counts cell positions in `isize`, which a padded input past `isize::MAX` overflows (its
-        // size fits in `usize`: the geometry checked it). (candle 0.9.2's CPU kernel also misread inputs whose
-        // channels, height and width are equal, huggingface/candle#3404; 0.11 computes them right, and
-        // tests/tests/convolution.rs keeps such cases.)
-        let [_, _, h, w] = module_ops::dims4("conv2d", "an input", &shape_of(input))?;
-        let beyond_isize = [h, w].iter().any(|&side| side + 2 * padding > isize::MAX as usize);
-        if input.elem_count() == 0 || beyond_isize {
-            return module_ops::conv2d::<Self>(input, weight, options);
-        }
-        check_operands("conv2d", [input, weight])?;
-        if let Some(output) =
-            layout::bf16_through_f32("conv2d", [input, weight], |[input, weight]| Self::conv2d(input, weight, options))
-        {
-            return output;
-        }
-        check_output("conv2d", input.device(), geometry.columns, input.dtype())?;
-        check_output(
-            "conv2d",
-            input.device(),
-            module_ops::product("conv2d", "the output", &geometry.output)?,
-            input.dtype(),
-        )?;
-        input.conv2d(weight, padding, stride, dilation, options.groups).or_backend("conv2d")
-    }
+    // ---- matmul -------------------------------------------------------------------------------------------------
 
     fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
-        layout::matmul(lhs, rhs)
+        matmul::matmul(lhs, rhs)
     }
+
+    // ---- layout -------------------------------------------------------------------------------------------------
 
     fn swap_dims(tensor: &Tensor, dim0: usize, dim1: usize) -> Result<Tensor> {
         layout::swap_dims(tensor, dim0, dim1)
@@ -254,15 +198,15 @@ impl Backend for Candle {
         layout::narrow(tensor, axis, start, len)
     }
 
-    fn permute(tensor: &Tensor, axes: Vec<usize>) -> Result<Tensor> {
-        float_dtype("permute", tensor)?;
-        shape_of(tensor).permute(&axes)?;
-        tensor.permute(axes).or_backend("permute")
-    }
-
     fn cat(tensors: &[Tensor], axis: usize) -> Result<Tensor> {
         layout::cat(tensors, axis)
     }
+
+    fn permute(tensor: &Tensor, axes: Vec<usize>) -> Result<Tensor> {
+        layout::permute(tensor, axes)
+    }
+
+    // ---- reduce -------------------------------------------------------------------------------------------------
 
     fn sum(tensor: &Tensor) -> Result<Tensor> {
         reduce::sum(tensor)
@@ -288,15 +232,78 @@ impl Backend for Candle {
         reduce::argmax(tensor, axis)
     }
 
+    // ---- comparison ---------------------------------------------------------------------------------------------
+
+    fn eq(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        comparison::compare("eq", CmpOp::Eq, lhs, rhs)
+    }
+
+    fn ne(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        comparison::compare("ne", CmpOp::Ne, lhs, rhs)
+    }
+
+    fn lt(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        comparison::compare("lt", CmpOp::Lt, lhs, rhs)
+    }
+
+    fn le(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        comparison::compare("le", CmpOp::Le, lhs, rhs)
+    }
+
+    fn gt(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        comparison::compare("gt", CmpOp::Gt, lhs, rhs)
+    }
+
+    fn ge(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        comparison::compare("ge", CmpOp::Ge, lhs, rhs)
+    }
+
+    fn eq_scalar(tensor: &Tensor, scalar: f64) -> Result<Tensor> {
+        comparison::compare_scalar("eq_scalar", CmpOp::Eq, tensor, scalar)
+    }
+
+    fn ne_scalar(tensor: &Tensor, scalar: f64) -> Result<Tensor> {
+        comparison::compare_scalar("ne_scalar", CmpOp::Ne, tensor, scalar)
+    }
+
+    fn lt_scalar(tensor: &Tensor, scalar: f64) -> Result<Tensor> {
+        comparison::compare_scalar("lt_scalar", CmpOp::Lt, tensor, scalar)
+    }
+
+    fn le_scalar(tensor: &Tensor, scalar: f64) -> Result<Tensor> {
+        comparison::compare_scalar("le_scalar", CmpOp::Le, tensor, scalar)
+    }
+
+    fn gt_scalar(tensor: &Tensor, scalar: f64) -> Result<Tensor> {
+        comparison::compare_scalar("gt_scalar", CmpOp::Gt, tensor, scalar)
+    }
+
+    fn ge_scalar(tensor: &Tensor, scalar: f64) -> Result<Tensor> {
+        comparison::compare_scalar("ge_scalar", CmpOp::Ge, tensor, scalar)
+    }
+
+    fn mask_where(mask: &Tensor, on_true: &Tensor, on_false: &Tensor) -> Result<Tensor> {
+        comparison::mask_where(mask, on_true, on_false)
+    }
+
+    fn mask_fill(tensor: &Tensor, mask: &Tensor, value: f64) -> Result<Tensor> {
+        comparison::mask_fill(tensor, mask, value)
+    }
+
+    // ---- window -------------------------------------------------------------------------------------------------
+
+    fn conv2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
+        window::conv2d(input, weight, options)
+    }
+
+    // ---- int_bool -----------------------------------------------------------------------------------------------
+
     fn int_from_vec(data: Vec<i64>, shape: Shape, device: &CandleDevice) -> Result<Tensor> {
-        shape.check_tensor_shape("int_from_vec")?;
-        shape.check_data_len("int_from_vec", data.len())?;
-        Tensor::from_vec(data, shape.dims(), device.as_candle()).or_backend("int_from_vec")
+        int_bool::int_from_vec(data, shape, device)
     }
 
     fn int_to_vec(tensor: &Tensor) -> Result<Vec<i64>> {
-        check_output("int_to_vec", &candle_core::Device::Cpu, tensor.elem_count(), tensor.dtype())?;
-        tensor.flatten_all().and_then(|flat| flat.to_vec1()).or_backend("int_to_vec")
+        int_bool::int_to_vec(tensor)
     }
 
     fn int_shape(tensor: &Tensor) -> Shape {
@@ -304,25 +311,23 @@ impl Backend for Candle {
     }
 
     fn int_device(tensor: &Tensor) -> CandleDevice {
-        CandleDevice::from_candle(tensor.device().clone())
+        creation::device(tensor)
     }
 
     fn int_to_device(tensor: &Tensor, device: &CandleDevice) -> Result<Tensor> {
-        Self::to_device(tensor, device)
+        creation::to_device(tensor, device)
+    }
+
+    fn int_to_float(tensor: &Tensor, dtype: DType) -> Result<Tensor> {
+        int_bool::int_to_float(tensor, dtype)
     }
 
     fn bool_from_vec(data: Vec<bool>, shape: Shape, device: &CandleDevice) -> Result<Tensor> {
-        shape.check_tensor_shape("bool_from_vec")?;
-        shape.check_data_len("bool_from_vec", data.len())?;
-        let mut bytes = crate::memory::try_vec("bool_from_vec", data.len())?;
-        bytes.extend(data.into_iter().map(u8::from));
-        Tensor::from_vec(bytes, shape.dims(), device.as_candle()).or_backend("bool_from_vec")
+        int_bool::bool_from_vec(data, shape, device)
     }
 
     fn bool_to_vec(tensor: &Tensor) -> Result<Vec<bool>> {
-        check_output("bool_to_vec", &candle_core::Device::Cpu, tensor.elem_count(), tensor.dtype())?;
-        let bytes: Vec<u8> = tensor.flatten_all().and_then(|flat| flat.to_vec1()).or_backend("bool_to_vec")?;
-        Ok(bytes.into_iter().map(|byte| byte != 0).collect())
+        int_bool::bool_to_vec(tensor)
     }
 
     fn bool_shape(tensor: &Tensor) -> Shape {
@@ -330,37 +335,14 @@ impl Backend for Candle {
     }
 
     fn bool_device(tensor: &Tensor) -> CandleDevice {
-        CandleDevice::from_candle(tensor.device().clone())
+        creation::device(tensor)
     }
 
     fn bool_to_device(tensor: &Tensor, device: &CandleDevice) -> Result<Tensor> {
-        Self::to_device(tensor, device)
+        creation::to_device(tensor, device)
     }
 
-    /// 0 and 1 are exact in every dtype, so candle's own conversion of its `U8` tensor serves.
     fn bool_to_float(tensor: &Tensor, dtype: DType) -> Result<Tensor> {
-        check_output("bool_to_float", tensor.device(), tensor.elem_count(), candle_dtype(dtype))?;
-        tensor.to_dtype(candle_dtype(dtype)).or_backend("bool_to_float")
+        int_bool::bool_to_float(tensor, dtype)
     }
-
-    /// candle's conversion rounds an `i64` once to `F32` or `F64`; for `F16` and `BF16` it would round twice (through
-    /// `f64` and `f32`), so those take the exact default.
-    fn int_to_float(tensor: &Tensor, dtype: DType) -> Result<Tensor> {
-        if matches!(dtype, DType::F16 | DType::BF16) {
-            return crate::backend::defaults::int_to_float::<Self>(tensor, dtype);
-        }
-        check_output("int_to_float", tensor.device(), tensor.elem_count(), candle_dtype(dtype))?;
-        tensor.to_dtype(candle_dtype(dtype)).or_backend("int_to_float")
-    }
-}
-
-/// The elements of a tensor in host memory, row-major, as `dtype` (`F32` or `F64`, converted from the tensor's own).
-fn host_values<T: candle_core::WithDType>(
-    op: &'static str,
-    tensor: &Tensor,
-    dtype: candle_core::DType,
-) -> Result<Vec<T>> {
-    // The values land in host memory, wherever the tensor lives.
-    check_output(op, &candle_core::Device::Cpu, tensor.elem_count(), dtype)?;
-    tensor.flatten_all().and_then(|flat| flat.to_dtype(dtype)).and_then(|flat| flat.to_vec1()).or_backend(op)
 }

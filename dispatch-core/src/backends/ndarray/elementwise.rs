@@ -28,45 +28,6 @@ pub(super) fn zip_arrays<E: Element>(
     Ok(NdArrayTensor::output(dtype, Zip::from(&lhs_view).and(&rhs_view).map_collect(|&a, &b| f(a, b))))
 }
 
-/// `mask_fill`: `value` where `mask` (broadcast to the tensor's shape) is true, the tensor's element elsewhere.
-pub(super) fn fill_where<E: Element>(
-    dtype: DType,
-    array: &ArcArrayD<E>,
-    mask: &ArcArrayD<bool>,
-    value: E,
-) -> Result<NdArrayTensor> {
-    let op = "mask_fill";
-    let (shape, mask_shape) = (Shape::new(array.shape()), Shape::new(mask.shape()));
-    Shape::check_mask_fits(op, &shape, &mask_shape)?;
-    let Some(mask) = mask.broadcast(array.raw_dim()) else {
-        return Err(Error::shape_mismatch(op, &shape, &mask_shape));
-    };
-    check_output::<E>(op, array.len())?;
-    Ok(NdArrayTensor::output(dtype, Zip::from(array).and(&mask).map_collect(|&x, &fill| if fill { value } else { x })))
-}
-
-/// `mask_where`: `on_true`'s element where `mask` is true, `on_false`'s elsewhere, all three broadcast together.
-pub(super) fn select_where<E: Element>(
-    dtype: DType,
-    mask: &ArcArrayD<bool>,
-    on_true: &ArcArrayD<E>,
-    on_false: &ArcArrayD<E>,
-) -> Result<NdArrayTensor> {
-    let op = "mask_where";
-    let (mask_shape, true_shape, false_shape) =
-        (Shape::new(mask.shape()), Shape::new(on_true.shape()), Shape::new(on_false.shape()));
-    let shape = Shape::broadcast_three(op, &mask_shape, &true_shape, &false_shape)?;
-    let dims = IxDyn(shape.dims());
-    let (Some(mask), Some(on_true), Some(on_false)) =
-        (mask.broadcast(dims.clone()), on_true.broadcast(dims.clone()), on_false.broadcast(dims))
-    else {
-        return Err(Error::shape_mismatch(op, &true_shape, &false_shape));
-    };
-    check_output::<E>(op, shape.num_elements())?;
-    let picked = Zip::from(&mask).and(&on_true).and(&on_false).map_collect(|&pick, &a, &b| if pick { a } else { b });
-    Ok(NdArrayTensor::output(dtype, picked))
-}
-
 /// `f` of every element; the result keeps the input's memory order, so a contiguous input is mapped as one slice.
 pub(super) fn map_array<E: Element>(
     op: &'static str,
@@ -108,8 +69,4 @@ pub(super) fn relu<E: Float>(x: E) -> E {
 pub(super) fn sigmoid<E: Float>(x: E) -> E {
     // The same expression as the candle backend, so both round alike; it saturates to 0 and 1 without NaN.
     E::one() / (E::one() + (-x).exp())
-}
-
-pub(super) fn greater<E: Float>(x: E, threshold: E) -> E {
-    if x > threshold { E::one() } else { E::zero() }
 }

@@ -1,7 +1,8 @@
 //! The ndarray backend: CPU tensors over `ndarray`, with matrix products by `matrixmultiply`.
 
+mod comparison;
 mod elementwise;
-mod kinds;
+mod int_bool;
 mod layout;
 mod matmul;
 mod reduce;
@@ -13,7 +14,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use self::elementwise::{binary, unary};
-pub use self::kinds::{NdArrayBoolTensor, NdArrayIntTensor};
+pub use self::int_bool::{NdArrayBoolTensor, NdArrayIntTensor};
 pub use self::tensor::NdArrayTensor;
 use self::tensor::{Element, with_array, with_arrays};
 use crate::backend::{Backend, BaseBackend};
@@ -155,14 +156,6 @@ impl Backend for NdArray {
         })
     }
 
-    fn greater_scalar(tensor: &NdArrayTensor, threshold: f64) -> Result<NdArrayTensor> {
-        let threshold = tensor.scalar(threshold);
-        unary!("greater_scalar", tensor, {
-            let threshold = E::of_f64(threshold);
-            move |x| elementwise::greater(x, threshold)
-        })
-    }
-
     fn neg(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
         unary!("neg", tensor, |x: E| -x)
     }
@@ -221,13 +214,81 @@ impl Backend for NdArray {
         on_false: &NdArrayTensor,
     ) -> Result<NdArrayTensor> {
         with_arrays!("mask_where", on_true, on_false, |a, b| {
-            elementwise::select_where::<E>(on_true.dtype(), mask.array(), a, b)
+            comparison::select_where::<E>(on_true.dtype(), mask.array(), a, b)
         })
     }
 
     fn mask_fill(tensor: &NdArrayTensor, mask: &NdArrayBoolTensor, value: f64) -> Result<NdArrayTensor> {
         let value = tensor.scalar(value);
-        with_array!(tensor, |array| elementwise::fill_where::<E>(tensor.dtype(), array, mask.array(), E::of_f64(value)))
+        with_array!(tensor, |array| comparison::fill_where::<E>(tensor.dtype(), array, mask.array(), E::of_f64(value)))
+    }
+
+    // ---- comparison: IEEE comparisons, so `ne` holds where either side is NaN ----------------------------------
+
+    fn eq(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayBoolTensor> {
+        with_arrays!("eq", lhs, rhs, |a, b| comparison::compare::<E>("eq", a, b, |x, y| x == y))
+    }
+
+    fn ne(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayBoolTensor> {
+        with_arrays!("ne", lhs, rhs, |a, b| comparison::compare::<E>("ne", a, b, |x, y| x != y))
+    }
+
+    fn lt(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayBoolTensor> {
+        with_arrays!("lt", lhs, rhs, |a, b| comparison::compare::<E>("lt", a, b, |x, y| x < y))
+    }
+
+    fn le(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayBoolTensor> {
+        with_arrays!("le", lhs, rhs, |a, b| comparison::compare::<E>("le", a, b, |x, y| x <= y))
+    }
+
+    fn gt(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayBoolTensor> {
+        with_arrays!("gt", lhs, rhs, |a, b| comparison::compare::<E>("gt", a, b, |x, y| x > y))
+    }
+
+    fn ge(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayBoolTensor> {
+        with_arrays!("ge", lhs, rhs, |a, b| comparison::compare::<E>("ge", a, b, |x, y| x >= y))
+    }
+
+    fn eq_scalar(tensor: &NdArrayTensor, scalar: f64) -> Result<NdArrayBoolTensor> {
+        let scalar = tensor.scalar(scalar);
+        with_array!(tensor, |array| {
+            comparison::compare_scalar::<E>("eq_scalar", array, E::of_f64(scalar), |x, y| x == y)
+        })
+    }
+
+    fn ne_scalar(tensor: &NdArrayTensor, scalar: f64) -> Result<NdArrayBoolTensor> {
+        let scalar = tensor.scalar(scalar);
+        with_array!(tensor, |array| {
+            comparison::compare_scalar::<E>("ne_scalar", array, E::of_f64(scalar), |x, y| x != y)
+        })
+    }
+
+    fn lt_scalar(tensor: &NdArrayTensor, scalar: f64) -> Result<NdArrayBoolTensor> {
+        let scalar = tensor.scalar(scalar);
+        with_array!(tensor, |array| {
+            comparison::compare_scalar::<E>("lt_scalar", array, E::of_f64(scalar), |x, y| x < y)
+        })
+    }
+
+    fn le_scalar(tensor: &NdArrayTensor, scalar: f64) -> Result<NdArrayBoolTensor> {
+        let scalar = tensor.scalar(scalar);
+        with_array!(tensor, |array| {
+            comparison::compare_scalar::<E>("le_scalar", array, E::of_f64(scalar), |x, y| x <= y)
+        })
+    }
+
+    fn gt_scalar(tensor: &NdArrayTensor, scalar: f64) -> Result<NdArrayBoolTensor> {
+        let scalar = tensor.scalar(scalar);
+        with_array!(tensor, |array| {
+            comparison::compare_scalar::<E>("gt_scalar", array, E::of_f64(scalar), |x, y| x > y)
+        })
+    }
+
+    fn ge_scalar(tensor: &NdArrayTensor, scalar: f64) -> Result<NdArrayBoolTensor> {
+        let scalar = tensor.scalar(scalar);
+        with_array!(tensor, |array| {
+            comparison::compare_scalar::<E>("ge_scalar", array, E::of_f64(scalar), |x, y| x >= y)
+        })
     }
 
     fn silu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {

@@ -3,7 +3,7 @@
 
 use ndarray::{ArcArrayD, ArrayD, ArrayView1, Axis, IxDyn};
 
-use super::kinds::NdArrayIntTensor;
+use super::int_bool::NdArrayIntTensor;
 use super::tensor::{Element, NdArrayTensor, check_output, with_array};
 use crate::error::{Error, Result};
 use crate::shape::Shape;

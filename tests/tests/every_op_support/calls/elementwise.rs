@@ -69,11 +69,6 @@ pub fn powf_scalar<B: Backend>(o: &Operands<B>) -> Floats<B> {
     ]
 }
 
-pub fn greater_scalar<B: Backend>(o: &Operands<B>) -> Floats<B> {
-    // 0.4375 is an entry of `cube`: not greater than itself.
-    vec![B::greater_scalar(&o.cube, 0.4375), B::greater_scalar(&o.fine, -1.0)]
-}
-
 pub fn neg<B: Backend>(o: &Operands<B>) -> Floats<B> {
     unary(o, B::neg)
 }

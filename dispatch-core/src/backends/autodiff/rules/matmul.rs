@@ -9,7 +9,7 @@ use crate::error::Result;
 /// For `out = l @ r`: `dl = dout @ rᵀ` and `dr = lᵀ @ dout`, transposing the last two dimensions (so a batch
 /// stays a batch), each summed back over the batch dimensions its operand was broadcast along. Each operand is kept
 /// only when the other one needs a gradient.
-pub(crate) fn matmul<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+pub fn matmul<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
     let output = B::matmul(lhs.primitive(), rhs.primitive())?;
     Ok(AutodiffTensor::binary("matmul", [lhs, rhs], output, |[lhs_tracked, rhs_tracked], _| {
         let rhs_value = lhs_tracked.then(|| rhs.primitive().clone());

@@ -1,35 +1,15 @@
-//! Ops that move values elsewhere: to another device, to another dtype, or through a function on the host
-//! (collectives).
+//! Host ops: a function on the tensor's values in host memory (a collective), whose backward the op supplies.
 
 use std::sync::Arc;
 
 use crate::backend::defaults::{host_tensor_like, host_tensor_of};
 use crate::backend::{BaseBackend, HostOp};
 use crate::backends::autodiff::tensor::AutodiffTensor;
-use crate::dtype::DType;
 use crate::error::{Error, Result};
-
-/// The gradient goes back to the device the input lives on.
-pub(crate) fn to_device<B: BaseBackend>(input: &AutodiffTensor<B>, device: &B::Device) -> Result<AutodiffTensor<B>> {
-    let output = B::to_device(input.primitive(), device)?;
-    Ok(AutodiffTensor::unary("to_device", input, output, |_| {
-        let source = B::device(input.primitive());
-        move |gradient| B::to_device(&gradient, &source)
-    }))
-}
-
-/// The gradient is cast back to the input's dtype.
-pub(crate) fn cast<B: BaseBackend>(input: &AutodiffTensor<B>, dtype: DType) -> Result<AutodiffTensor<B>> {
-    let output = B::cast(input.primitive(), dtype)?;
-    Ok(AutodiffTensor::unary("cast", input, output, |_| {
-        let source = B::dtype(input.primitive());
-        move |gradient| B::cast(&gradient, source)
-    }))
-}
 
 /// Runs `op` through `B` (which may have its own way to reach host memory) and records `op.backward`, the
 /// vector-Jacobian product the op supplies: this is what keeps a loss that goes through `all_reduce` trainable.
-pub(crate) fn host_op<B: BaseBackend>(input: &AutodiffTensor<B>, op: Arc<dyn HostOp>) -> Result<AutodiffTensor<B>> {
+pub fn host_op<B: BaseBackend>(input: &AutodiffTensor<B>, op: Arc<dyn HostOp>) -> Result<AutodiffTensor<B>> {
     let output = B::host_op(input.primitive(), Arc::clone(&op))?;
     Ok(AutodiffTensor::unary("host_op", input, output, |_| {
         let input_shape = B::shape(input.primitive());

@@ -20,7 +20,7 @@ type PutBack<B> = fn(
 ) -> Result<<B as Backend>::FloatTensor>;
 
 /// d/d(tensor): the gradient put back, into zeros, where each entry was picked from; added up where an index repeats.
-pub(crate) fn picked<B: BaseBackend>(
+fn picked<B: BaseBackend>(
     op: &'static str,
     (pick, put_back): (Pick<B>, PutBack<B>),
     input: &AutodiffTensor<B>,
@@ -35,7 +35,7 @@ pub(crate) fn picked<B: BaseBackend>(
 }
 
 /// d/d(tensor) = the gradient; d/d(source) = the gradient picked at the indices.
-pub(crate) fn added_back<B: BaseBackend>(
+fn added_back<B: BaseBackend>(
     op: &'static str,
     (pick, put_back): (Pick<B>, PutBack<B>),
     tensor: &AutodiffTensor<B>,
@@ -53,4 +53,42 @@ pub(crate) fn added_back<B: BaseBackend>(
             ])
         }
     }))
+}
+
+/// The gradient added back, into zeros, at the indices it was picked from.
+pub fn index_select<B: BaseBackend>(
+    tensor: &AutodiffTensor<B>,
+    axis: usize,
+    indices: &B::IntTensor,
+) -> Result<AutodiffTensor<B>> {
+    picked("index_select", (B::index_select, B::select_add), tensor, axis, indices)
+}
+
+/// The gradient to `tensor`, and picked at the indices for `source`.
+pub fn select_add<B: BaseBackend>(
+    tensor: &AutodiffTensor<B>,
+    axis: usize,
+    indices: &B::IntTensor,
+    source: &AutodiffTensor<B>,
+) -> Result<AutodiffTensor<B>> {
+    added_back("select_add", (B::index_select, B::select_add), tensor, axis, indices, source)
+}
+
+/// The gradient scattered back, into zeros, where each entry was gathered from.
+pub fn gather<B: BaseBackend>(
+    tensor: &AutodiffTensor<B>,
+    axis: usize,
+    indices: &B::IntTensor,
+) -> Result<AutodiffTensor<B>> {
+    picked("gather", (B::gather, B::scatter_add), tensor, axis, indices)
+}
+
+/// The gradient to `tensor`, and gathered at the indices for `source`.
+pub fn scatter_add<B: BaseBackend>(
+    tensor: &AutodiffTensor<B>,
+    axis: usize,
+    indices: &B::IntTensor,
+    source: &AutodiffTensor<B>,
+) -> Result<AutodiffTensor<B>> {
+    added_back("scatter_add", (B::gather, B::scatter_add), tensor, axis, indices, source)
 }

@@ -1,21 +1,21 @@
 //! Convolution and pooling: one primitive pair on the host, `unfold2d` (im2col) and its adjoint `fold2d`, and every
 //! module op composed from them and the backend's own matmul, reshape and reductions. Composed through the backend's
 //! ops, they are differentiable wherever those are: `Autodiff` needs backward rules for the two primitives only.
-//! What each op accepts and the sizes it computes are in `geometry`.
+//! What each op accepts and the sizes it computes are in `backend::window`.
 
-mod geometry;
 mod pool;
 
-pub use geometry::{Conv1dOptions, Conv2dOptions, Window2d};
-pub(crate) use geometry::{conv2d_geometry, dims4, product};
 pub use pool::{adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_indices};
 
 use crate::backend::Backend;
 use crate::backend::defaults::{HostFloat, in_host_float, same_dtype};
+use crate::backend::window::{
+    Conv1dOptions, Conv2dOptions, Window2d, check_planes, conv_transpose2d_geometry, conv2d_geometry, dims3, dims4,
+    product, wide,
+};
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::shape::Shape;
-use geometry::{check_planes, conv_transpose2d_geometry, dims3, wide};
 
 /// The `(input row, input column)` that tap `(i, j)` of the window at output `(y, x)` reads; `None` in the padding.
 /// Here and below, tap positions need no checked arithmetic: `y * stride + i * dilation` is below the padded input's

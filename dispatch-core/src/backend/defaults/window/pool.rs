@@ -4,10 +4,9 @@
 
 use std::ops::Range;
 
-use super::Window2d;
-use super::geometry::{check_planes, dims4, product};
 use crate::backend::Backend;
 use crate::backend::defaults::{HostFloat, in_host_float};
+use crate::backend::window::{Window2d, check_planes, dims4, product};
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::shape::Shape;

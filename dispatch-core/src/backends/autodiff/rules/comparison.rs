@@ -7,13 +7,13 @@ use crate::error::Result;
 use crate::shape::Shape;
 
 /// 1 where `mask` holds, else 0, in `like`'s dtype: a factor a gradient of that dtype can be multiplied by.
-pub(crate) fn ones_where<B: BaseBackend>(mask: &B::BoolTensor, like: &B::FloatTensor) -> Result<B::FloatTensor> {
+pub fn ones_where<B: BaseBackend>(mask: &B::BoolTensor, like: &B::FloatTensor) -> Result<B::FloatTensor> {
     B::bool_to_float(mask, B::dtype(like))
 }
 
 /// d/d(on_true) = the gradient where `mask` holds, d/d(on_false) = where it does not; each reduced back to its
 /// operand's shape, since the three broadcast together.
-pub(crate) fn mask_where<B: BaseBackend>(
+pub fn mask_where<B: BaseBackend>(
     mask: &B::BoolTensor,
     on_true: &AutodiffTensor<B>,
     on_false: &AutodiffTensor<B>,
@@ -24,7 +24,7 @@ pub(crate) fn mask_where<B: BaseBackend>(
 
 /// The backward of any op whose `output` takes each entry from `on_true` where `mask` holds and from `on_false`
 /// elsewhere: `mask_where`, and `maximum` and `minimum` with the mask of where they picked their left operand.
-pub(crate) fn selected<B: BaseBackend>(
+pub fn selected<B: BaseBackend>(
     op: &'static str,
     mask: B::BoolTensor,
     [on_true, on_false]: [&AutodiffTensor<B>; 2],
@@ -48,7 +48,7 @@ pub(crate) fn selected<B: BaseBackend>(
 }
 
 /// d/d(tensor) = the gradient where `mask` does not hold; the filled places do not depend on `tensor`.
-pub(crate) fn mask_fill<B: BaseBackend>(
+pub fn mask_fill<B: BaseBackend>(
     tensor: &AutodiffTensor<B>,
     mask: &B::BoolTensor,
     value: f64,

@@ -3,12 +3,13 @@
 use crate::backend::BaseBackend;
 use crate::backend::defaults::{split_at_axis, values_like};
 use crate::backends::autodiff::broadcast::expand_to_shape;
-use crate::backends::autodiff::ops::mask::ones_where;
+use crate::backends::autodiff::rules::comparison::ones_where;
 use crate::backends::autodiff::tensor::AutodiffTensor;
 use crate::error::Result;
 use crate::memory;
 
-pub(crate) fn sum<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+/// d sum(x) = 1 for every element: the gradient expanded to the input's shape.
+pub fn sum<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
     let output = B::sum(input.primitive())?;
     Ok(AutodiffTensor::unary("sum", input, output, |_| {
         let input_shape = B::shape(input.primitive());
@@ -17,7 +18,7 @@ pub(crate) fn sum<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffT
 }
 
 /// Each of the n elements gets 1/n of the gradient.
-pub(crate) fn mean<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+pub fn mean<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
     let output = B::mean(input.primitive())?;
     Ok(AutodiffTensor::unary("mean", input, output, |_| {
         let input_shape = B::shape(input.primitive());
@@ -27,7 +28,7 @@ pub(crate) fn mean<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<Autodiff
 }
 
 /// The output keeps `axis` with size 1, so its gradient broadcasts back along it.
-pub(crate) fn sum_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
+pub fn sum_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
     let output = B::sum_dim(input.primitive(), axis)?;
     Ok(AutodiffTensor::unary("sum_dim", input, output, |_| {
         let input_shape = B::shape(input.primitive());
@@ -35,7 +36,8 @@ pub(crate) fn sum_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) ->
     }))
 }
 
-pub(crate) fn mean_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
+/// d mean = 1 / len along `axis`: the gradient expanded and scaled.
+pub fn mean_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
     let output = B::mean_dim(input.primitive(), axis)?;
     Ok(AutodiffTensor::unary("mean_dim", input, output, |_| {
         let input_shape = B::shape(input.primitive());
@@ -47,7 +49,7 @@ pub(crate) fn mean_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -
 
 /// For `y = x - log Σ exp(x)` along `axis`: `dx = dy - softmax(x) Σ dy`, with `softmax(x) = exp(y)` taken from
 /// the output.
-pub(crate) fn log_softmax<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
+pub fn log_softmax<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
     let output = B::log_softmax(input.primitive(), axis)?;
     Ok(AutodiffTensor::unary("log_softmax", input, output, |output| {
         let output = output.clone();
@@ -76,19 +78,21 @@ fn extreme_dim<B: BaseBackend>(
     })
 }
 
-pub(crate) fn max_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
+/// The gradient shared evenly among each lane's tied maxima.
+pub fn max_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
     let output = B::max_dim(input.primitive(), axis)?;
     Ok(extreme_dim("max_dim", input, axis, output))
 }
 
-pub(crate) fn min_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
+/// The gradient shared evenly among each lane's tied minima.
+pub fn min_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
     let output = B::min_dim(input.primitive(), axis)?;
     Ok(extreme_dim("min_dim", input, axis, output))
 }
 
 /// d prod / d x_k = the product of the lane's other entries: prefix times suffix products, so a zero entry gives
 /// the others their exact gradient instead of a division by zero.
-pub(crate) fn prod_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
+pub fn prod_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
     let output = B::prod_dim(input.primitive(), axis)?;
     Ok(AutodiffTensor::unary("prod_dim", input, output, |_| {
         let input = input.primitive().clone();

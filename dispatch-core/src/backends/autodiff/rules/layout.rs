@@ -7,16 +7,13 @@ use crate::error::{Error, Result};
 use crate::shape::Shape;
 
 /// A swap is its own inverse.
-pub(crate) fn swap_dims<B: BaseBackend>(
-    input: &AutodiffTensor<B>,
-    dim0: usize,
-    dim1: usize,
-) -> Result<AutodiffTensor<B>> {
+pub fn swap_dims<B: BaseBackend>(input: &AutodiffTensor<B>, dim0: usize, dim1: usize) -> Result<AutodiffTensor<B>> {
     let output = B::swap_dims(input.primitive(), dim0, dim1)?;
     Ok(AutodiffTensor::unary("swap_dims", input, output, |_| move |gradient| B::swap_dims(&gradient, dim0, dim1)))
 }
 
-pub(crate) fn reshape<B: BaseBackend>(input: &AutodiffTensor<B>, shape: Shape) -> Result<AutodiffTensor<B>> {
+/// The gradient reshaped back to the input's shape.
+pub fn reshape<B: BaseBackend>(input: &AutodiffTensor<B>, shape: Shape) -> Result<AutodiffTensor<B>> {
     let output = B::reshape(input.primitive(), shape)?;
     Ok(AutodiffTensor::unary("reshape", input, output, |_| {
         let input_shape = B::shape(input.primitive());
@@ -25,7 +22,7 @@ pub(crate) fn reshape<B: BaseBackend>(input: &AutodiffTensor<B>, shape: Shape) -
 }
 
 /// The gradient of a slice is the output's gradient at its place along `axis` and zero elsewhere.
-pub(crate) fn narrow<B: BaseBackend>(
+pub fn narrow<B: BaseBackend>(
     input: &AutodiffTensor<B>,
     axis: usize,
     start: usize,
@@ -69,7 +66,7 @@ fn pad_with_zeros<B: BaseBackend>(
 }
 
 /// Each input's gradient is its own stretch of the output's gradient along `axis`.
-pub(crate) fn cat<B: BaseBackend>(inputs: &[AutodiffTensor<B>], axis: usize) -> Result<AutodiffTensor<B>> {
+pub fn cat<B: BaseBackend>(inputs: &[AutodiffTensor<B>], axis: usize) -> Result<AutodiffTensor<B>> {
     let primitives: Vec<Inner<B>> = inputs.iter().map(|input| input.primitive().clone()).collect();
     let output = B::cat(&primitives, axis)?;
     Ok(AutodiffTensor::many("cat", inputs, output, |tracked| {
@@ -89,7 +86,7 @@ pub(crate) fn cat<B: BaseBackend>(inputs: &[AutodiffTensor<B>], axis: usize) -> 
 }
 
 /// The gradient goes back through the inverse permutation.
-pub(crate) fn permute<B: BaseBackend>(input: &AutodiffTensor<B>, axes: Vec<usize>) -> Result<AutodiffTensor<B>> {
+pub fn permute<B: BaseBackend>(input: &AutodiffTensor<B>, axes: Vec<usize>) -> Result<AutodiffTensor<B>> {
     let output = B::permute(input.primitive(), axes.clone())?;
     Ok(AutodiffTensor::unary("permute", input, output, |_| {
         let mut inverse = vec![0; axes.len()];
@@ -101,7 +98,7 @@ pub(crate) fn permute<B: BaseBackend>(input: &AutodiffTensor<B>, axes: Vec<usize
 }
 
 /// The gradient is flipped back.
-pub(crate) fn flip<B: BaseBackend>(input: &AutodiffTensor<B>, axes: Vec<usize>) -> Result<AutodiffTensor<B>> {
+pub fn flip<B: BaseBackend>(input: &AutodiffTensor<B>, axes: Vec<usize>) -> Result<AutodiffTensor<B>> {
     let output = B::flip(input.primitive(), axes.clone())?;
     Ok(AutodiffTensor::unary("flip", input, output, |_| move |gradient| B::flip(&gradient, axes.clone())))
 }

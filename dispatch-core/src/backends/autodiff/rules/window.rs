@@ -2,14 +2,14 @@
 //! other's adjoint, so each one's backward is the other; and `max_pool2d`, whose gradient goes where its indices
 //! point.
 
-use crate::backend::module_ops::{dims4, product};
+use crate::backend::window::{dims4, product};
 use crate::backend::{BaseBackend, Window2d};
 use crate::backends::autodiff::tensor::AutodiffTensor;
 use crate::error::Result;
 use crate::shape::Shape;
 
 /// d unfold2d: the gradient's columns folded back onto the input (padding taps, which read no input, drop out).
-pub(crate) fn unfold2d<B: BaseBackend>(
+pub fn unfold2d<B: BaseBackend>(
     input: &AutodiffTensor<B>,
     window: Window2d,
     pad_value: f64,
@@ -22,7 +22,7 @@ pub(crate) fn unfold2d<B: BaseBackend>(
 }
 
 /// d fold2d: the gradient unfolded again (zeros for the padding, which received nothing).
-pub(crate) fn fold2d<B: BaseBackend>(
+pub fn fold2d<B: BaseBackend>(
     input: &AutodiffTensor<B>,
     height: usize,
     width: usize,
@@ -34,7 +34,7 @@ pub(crate) fn fold2d<B: BaseBackend>(
 
 /// d max_pool2d: each window's gradient added at its first maximum (`max_pool2d_indices`), so overlapping windows
 /// that pick one input add up there and ties do not share.
-pub(crate) fn max_pool2d<B: BaseBackend>(input: &AutodiffTensor<B>, window: Window2d) -> Result<AutodiffTensor<B>> {
+pub fn max_pool2d<B: BaseBackend>(input: &AutodiffTensor<B>, window: Window2d) -> Result<AutodiffTensor<B>> {
     let output = B::max_pool2d(input.primitive(), window)?;
     Ok(AutodiffTensor::unary("max_pool2d", input, output, |_| {
         let input = input.primitive().clone();

@@ -1,5 +1,6 @@
-//! The int and bool tensors of the ndarray backend: shared `i64` and `bool` arrays. Their ops are the host defaults
-//! of the op list, which work on the row-major values these give and take.
+//! The int and bool tensors of the ndarray backend: shared `i64` and `bool` arrays. The comparisons build bool
+//! tensors natively; the other int and bool ops are the host defaults of the op list, which work on the row-major
+//! values these give and take.
 
 use ndarray::{ArcArrayD, ArrayD, IxDyn};
 
@@ -18,7 +19,7 @@ macro_rules! element_tensor {
 
         impl $name {
             /// Wraps an array computed by an op.
-            #[allow(dead_code)] // no native op builds a bool tensor yet
+            #[allow(dead_code)] // no native op builds an int tensor yet
             pub(super) fn new(array: ArrayD<$element>) -> Self {
                 Self { array: array.into_shared() }
             }

@@ -1,0 +1,49 @@
+//! The reduce family of the op list. Reductions: over every element, or along one axis keeping it with size 1.
+
+/// The entries of the reduce family, appended to the list the chain has gathered so far.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __ops_reduce {
+    ($next:tt $callback:tt $context:tt $($entries:tt)*) => {
+        $crate::__ops_chain! { $next $callback $context $($entries)*
+            /// Sum of every element, as a tensor of shape `[1]`.
+            fn sum(tensor: Float) -> Float, tracked;
+            /// Mean of every element, as a tensor of shape `[1]`.
+            fn mean(tensor: Float) -> Float, tracked;
+            /// Sum along `axis`, keeping it with size 1.
+            fn sum_dim(tensor: Float, axis: usize) -> Float, tracked;
+            /// Mean along `axis`, keeping it with size 1.
+            fn mean_dim(tensor: Float, axis: usize) -> Float, tracked;
+            /// `x - log(sum(exp(x)))` along `axis`, computed stably (the max is subtracted first).
+            fn log_softmax(tensor: Float, axis: usize) -> Float, tracked;
+            /// The largest entry along `axis`, keeping it with size 1 (NaN for a lane holding NaN). The gradient is
+            /// shared evenly among tied maxima.
+            fn max_dim(tensor: Float, axis: usize) -> Float = max_dim, tracked;
+            /// The smallest entry along `axis`, keeping it with size 1; see `max_dim`.
+            fn min_dim(tensor: Float, axis: usize) -> Float = min_dim, tracked;
+            /// The product along `axis`, keeping it with size 1. Its gradient is the product of the other entries
+            /// of the lane (exact with zeros, not a division).
+            fn prod_dim(tensor: Float, axis: usize) -> Float = prod_dim, tracked;
+            /// The product of every element, as a tensor of shape `[1]`. By default `prod_dim` of the flattened
+            /// tensor.
+            fn prod(tensor: Float) -> Float = prod, composed;
+            /// The largest entry, as a tensor of shape `[1]`. By default `max_dim` of the flattened tensor.
+            fn max(tensor: Float) -> Float = max, composed;
+            /// The smallest entry, as a tensor of shape `[1]`. By default `min_dim` of the flattened tensor.
+            fn min(tensor: Float) -> Float = min, composed;
+            /// The variance along `axis`, keeping it with size 1: the mean squared deviation, divided by
+            /// `len - correction` rather than `len` (0 for the population variance, 1 for the unbiased estimate).
+            /// By default composed from `mean_dim`, `sub`, `mul` and `sum_dim`.
+            fn var_dim(tensor: Float, axis: usize, correction: usize) -> Float = var_dim, composed;
+            /// `exp(x) / sum(exp(x))` along `axis`. By default `exp(log_softmax(x))`, composed from this backend's
+            /// own ops (so differentiable wherever they are); a backend may fuse it.
+            fn softmax(tensor: Float, axis: usize) -> Float = softmax, composed;
+            /// The index of the largest entry along `axis` (the first one on ties), as an int tensor keeping the
+            /// axis with size 1; an empty axis is an `Err`.
+            fn argmax(tensor: Float, axis: usize) -> Int, forwarded;
+            /// The index of the smallest entry along `axis` (the first one on ties), as an int tensor keeping the
+            /// axis with size 1. NaN entries are skipped; an empty axis is an `Err`.
+            fn argmin(tensor: Float, axis: usize) -> Int = argmin, forwarded;
+        }
+    };
+}

@@ -1,0 +1,289 @@
+//! Element-wise ops: arithmetic between tensors (broadcasting), with scalars, the functions of one tensor, and the
+//! bounds (`clamp`, `maximum`, `minimum`).
+
+use super::comparison::{ones_where, selected};
+use crate::backend::BaseBackend;
+use crate::backends::autodiff::broadcast::reduce_to_shape;
+use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
+use crate::error::Result;
+
+/// d(a + b) = 1 for each operand, summed back over the dimensions it was broadcast along.
+pub fn add<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::add(lhs.primitive(), rhs.primitive())?;
+    Ok(AutodiffTensor::binary("add", [lhs, rhs], output, |[lhs_tracked, rhs_tracked], _| {
+        let lhs_shape = B::shape(lhs.primitive());
+        let rhs_shape = B::shape(rhs.primitive());
+        move |gradient| {
+            Ok([
+                gradient_if(lhs_tracked, || reduce_to_shape::<B>(gradient.clone(), &lhs_shape))?,
+                gradient_if(rhs_tracked, || reduce_to_shape::<B>(gradient, &rhs_shape))?,
+            ])
+        }
+    }))
+}
+
+/// d(a - b) = 1 and -1, summed back over the dimensions each was broadcast along.
+pub fn sub<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::sub(lhs.primitive(), rhs.primitive())?;
+    Ok(AutodiffTensor::binary("sub", [lhs, rhs], output, |[lhs_tracked, rhs_tracked], _| {
+        let lhs_shape = B::shape(lhs.primitive());
+        let rhs_shape = B::shape(rhs.primitive());
+        move |gradient| {
+            Ok([
+                gradient_if(lhs_tracked, || reduce_to_shape::<B>(gradient.clone(), &lhs_shape))?,
+                gradient_if(rhs_tracked, || reduce_to_shape::<B>(B::neg(&gradient)?, &rhs_shape))?,
+            ])
+        }
+    }))
+}
+
+/// d(l*r)/dl = r and d(l*r)/dr = l: each operand is kept only when the *other* one needs a gradient.
+pub fn mul<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::mul(lhs.primitive(), rhs.primitive())?;
+    Ok(AutodiffTensor::binary("mul", [lhs, rhs], output, |[lhs_tracked, rhs_tracked], _| {
+        let lhs_shape = B::shape(lhs.primitive());
+        let rhs_shape = B::shape(rhs.primitive());
+        let rhs_value = lhs_tracked.then(|| rhs.primitive().clone());
+        let lhs_value = rhs_tracked.then(|| lhs.primitive().clone());
+        move |gradient| {
+            let lhs_gradient = match &rhs_value {
+                Some(rhs) => Some(reduce_to_shape::<B>(B::mul(&gradient, rhs)?, &lhs_shape)?),
+                None => None,
+            };
+            let rhs_gradient = match &lhs_value {
+                Some(lhs) => Some(reduce_to_shape::<B>(B::mul(&gradient, lhs)?, &rhs_shape)?),
+                None => None,
+            };
+            Ok([lhs_gradient, rhs_gradient])
+        }
+    }))
+}
+
+/// d(l/r)/dl = 1/r and d(l/r)/dr = -l/r² = -(l/r)/r: both share `gradient / r`, and the right one reuses the
+/// output instead of squaring `r`.
+pub fn div<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::div(lhs.primitive(), rhs.primitive())?;
+    Ok(AutodiffTensor::binary("div", [lhs, rhs], output, |[lhs_tracked, rhs_tracked], output| {
+        let lhs_shape = B::shape(lhs.primitive());
+        let rhs_shape = B::shape(rhs.primitive());
+        let rhs_value = rhs.primitive().clone();
+        let quotient = rhs_tracked.then(|| output.clone());
+        move |gradient| {
+            let over_rhs = B::div(&gradient, &rhs_value)?;
+            let rhs_gradient = match &quotient {
+                Some(quotient) => Some(reduce_to_shape::<B>(B::neg(&B::mul(&over_rhs, quotient)?)?, &rhs_shape)?),
+                None => None,
+            };
+            let lhs_gradient = gradient_if(lhs_tracked, || reduce_to_shape::<B>(over_rhs, &lhs_shape))?;
+            Ok([lhs_gradient, rhs_gradient])
+        }
+    }))
+}
+
+/// The gradient goes to the larger operand, to `lhs` on ties.
+pub fn maximum<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::maximum(lhs.primitive(), rhs.primitive())?;
+    let picked_lhs = B::ge(lhs.primitive(), rhs.primitive())?;
+    Ok(selected("maximum", picked_lhs, [lhs, rhs], output))
+}
+
+/// The gradient goes to the smaller operand, to `lhs` on ties.
+pub fn minimum<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::minimum(lhs.primitive(), rhs.primitive())?;
+    let picked_lhs = B::le(lhs.primitive(), rhs.primitive())?;
+    Ok(selected("minimum", picked_lhs, [lhs, rhs], output))
+}
+
+/// d(x + c) = 1: the gradient passes through untouched.
+pub fn add_scalar<B: BaseBackend>(input: &AutodiffTensor<B>, scalar: f64) -> Result<AutodiffTensor<B>> {
+    let output = B::add_scalar(input.primitive(), scalar)?;
+    Ok(AutodiffTensor::unary("add_scalar", input, output, |_| Ok))
+}
+
+/// d(x c) = c.
+pub fn mul_scalar<B: BaseBackend>(input: &AutodiffTensor<B>, scalar: f64) -> Result<AutodiffTensor<B>> {
+    let output = B::mul_scalar(input.primitive(), scalar)?;
+    Ok(AutodiffTensor::unary("mul_scalar", input, output, |_| move |gradient| B::mul_scalar(&gradient, scalar)))
+}
+
+/// d x^p = p x^(p-1). The exponents 0 and 1 are taken apart: `x^-1` at `x = 0` would turn the exact zero
+/// gradient of `x^0` into NaN, and `x^1` needs no work at all.
+pub fn powf_scalar<B: BaseBackend>(input: &AutodiffTensor<B>, exponent: f64) -> Result<AutodiffTensor<B>> {
+    let output = B::powf_scalar(input.primitive(), exponent)?;
+    Ok(AutodiffTensor::unary("powf_scalar", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| {
+            if exponent == 0.0 {
+                B::full(B::shape(&gradient), 0.0, B::dtype(&gradient), &B::device(&gradient))
+            } else if exponent == 1.0 {
+                Ok(gradient)
+            } else {
+                let slope = B::mul_scalar(&B::powf_scalar(&input, exponent - 1.0)?, exponent)?;
+                B::mul(&gradient, &slope)
+            }
+        }
+    }))
+}
+
+/// d(-x) = -1.
+pub fn neg<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::neg(input.primitive())?;
+    Ok(AutodiffTensor::unary("neg", input, output, |_| |gradient| B::neg(&gradient)))
+}
+
+/// d exp(x) = exp(x).
+pub fn exp<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::exp(input.primitive())?;
+    Ok(AutodiffTensor::unary("exp", input, output, |output| {
+        let output = output.clone();
+        move |gradient| B::mul(&gradient, &output)
+    }))
+}
+
+/// d log(x) = 1/x.
+pub fn log<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::log(input.primitive())?;
+    Ok(AutodiffTensor::unary("log", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| B::div(&gradient, &input)
+    }))
+}
+
+/// d relu(x) = 1 where x > 0, else 0 (the subgradient 0 at the kink, as candle and PyTorch pick). `x > 0` exactly
+/// where `relu(x) > 0`, so the output serves as the mask's source.
+pub fn relu<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::relu(input.primitive())?;
+    Ok(AutodiffTensor::unary("relu", input, output, |output| {
+        let output = output.clone();
+        move |gradient| B::mask_fill(&gradient, &B::le_scalar(&output, 0.0)?, 0.0)
+    }))
+}
+
+/// d sigmoid(x) = s (1 - s), with s the output.
+pub fn sigmoid<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::sigmoid(input.primitive())?;
+    Ok(AutodiffTensor::unary("sigmoid", input, output, |output| {
+        let output = output.clone();
+        move |gradient| {
+            let one_minus = B::add_scalar(&B::neg(&output)?, 1.0)?;
+            B::mul(&gradient, &B::mul(&output, &one_minus)?)
+        }
+    }))
+}
+
+/// d tanh(x) = 1 - t², with t the output.
+pub fn tanh<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::tanh(input.primitive())?;
+    Ok(AutodiffTensor::unary("tanh", input, output, |output| {
+        let output = output.clone();
+        move |gradient| {
+            let one_minus_square = B::add_scalar(&B::neg(&B::mul(&output, &output)?)?, 1.0)?;
+            B::mul(&gradient, &one_minus_square)
+        }
+    }))
+}
+
+/// d sqrt(x) = 1 / (2 sqrt(x)): from the output.
+pub fn sqrt<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::sqrt(input.primitive())?;
+    Ok(AutodiffTensor::unary("sqrt", input, output, |output| {
+        let output = output.clone();
+        move |gradient| B::div(&B::mul_scalar(&gradient, 0.5)?, &output)
+    }))
+}
+
+/// d (1/x) = -1/x² = -(1/x)²: from the output.
+pub fn recip<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::recip(input.primitive())?;
+    Ok(AutodiffTensor::unary("recip", input, output, |output| {
+        let output = output.clone();
+        move |gradient| B::neg(&B::mul(&B::mul(&gradient, &output)?, &output)?)
+    }))
+}
+
+/// d |x| = sign(x), with 0 at 0.
+pub fn abs<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::abs(input.primitive())?;
+    Ok(AutodiffTensor::unary("abs", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| {
+            let positive = ones_where::<B>(&B::gt_scalar(&input, 0.0)?, &gradient)?;
+            let negative = ones_where::<B>(&B::lt_scalar(&input, 0.0)?, &gradient)?;
+            B::mul(&gradient, &B::sub(&positive, &negative)?)
+        }
+    }))
+}
+
+/// d sin(x) = cos(x).
+pub fn sin<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::sin(input.primitive())?;
+    Ok(AutodiffTensor::unary("sin", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| B::mul(&gradient, &B::cos(&input)?)
+    }))
+}
+
+/// d cos(x) = -sin(x).
+pub fn cos<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::cos(input.primitive())?;
+    Ok(AutodiffTensor::unary("cos", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| B::neg(&B::mul(&gradient, &B::sin(&input)?)?)
+    }))
+}
+
+/// `exp(-x²)`, the shape of the normal density that the derivatives of `erf` and `gelu` share, scaled by `scale`.
+fn gaussian<B: BaseBackend>(x: &B::FloatTensor, squared_scale: f64, scale: f64) -> Result<B::FloatTensor> {
+    B::mul_scalar(&B::exp(&B::mul_scalar(&B::mul(x, x)?, -squared_scale)?)?, scale)
+}
+
+/// d erf(x) = 2/√π · exp(-x²).
+pub fn erf<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::erf(input.primitive())?;
+    Ok(AutodiffTensor::unary("erf", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| B::mul(&gradient, &gaussian::<B>(&input, 1.0, std::f64::consts::FRAC_2_SQRT_PI)?)
+    }))
+}
+
+/// d (x Φ(x)) = Φ(x) + x φ(x), with Φ the standard normal CDF and φ its density.
+pub fn gelu<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::gelu(input.primitive())?;
+    Ok(AutodiffTensor::unary("gelu", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| {
+            let erf = B::erf(&B::mul_scalar(&input, std::f64::consts::FRAC_1_SQRT_2)?)?;
+            let cdf = B::mul_scalar(&B::add_scalar(&erf, 1.0)?, 0.5)?;
+            // 1/√(2π) = FRAC_1_SQRT_2 · FRAC_2_SQRT_PI / 2
+            let density_scale = std::f64::consts::FRAC_1_SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5;
+            let density = gaussian::<B>(&input, 0.5, density_scale)?;
+            B::mul(&gradient, &B::add(&cdf, &B::mul(&input, &density)?)?)
+        }
+    }))
+}
+
+/// d (x σ(x)) = σ(x) (1 + x (1 - σ(x))).
+pub fn silu<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    let output = B::silu(input.primitive())?;
+    Ok(AutodiffTensor::unary("silu", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| {
+            let sigmoid = B::sigmoid(&input)?;
+            let one_minus = B::add_scalar(&B::neg(&sigmoid)?, 1.0)?;
+            let derivative = B::mul(&sigmoid, &B::add_scalar(&B::mul(&input, &one_minus)?, 1.0)?)?;
+            B::mul(&gradient, &derivative)
+        }
+    }))
+}
+
+/// d clamp(x) = 1 where `min <= x <= max`, else 0.
+pub fn clamp<B: BaseBackend>(input: &AutodiffTensor<B>, min: f64, max: f64) -> Result<AutodiffTensor<B>> {
+    let output = B::clamp(input.primitive(), min, max)?;
+    Ok(AutodiffTensor::unary("clamp", input, output, |_| {
+        let input = input.primitive().clone();
+        move |gradient| {
+            let inside = B::bool_and(&B::ge_scalar(&input, min)?, &B::le_scalar(&input, max)?)?;
+            B::mul(&gradient, &ones_where::<B>(&inside, &gradient)?)
+        }
+    }))
+}

@@ -1,0 +1,77 @@
+//! Comparisons and masks: bool arrays from float ones (numpy's broadcasting, IEEE comparisons, so `ne` holds for
+//! NaN), and float arrays picked by bool ones.
+
+use ndarray::{ArcArrayD, IxDyn, Zip};
+
+use super::int_bool::NdArrayBoolTensor;
+use super::tensor::{Element, NdArrayTensor, check_output};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::shape::Shape;
+
+/// `holds(a, b)` for every pair of elements of `lhs` and `rhs` broadcast together.
+pub(super) fn compare<E: Element>(
+    op: &'static str,
+    lhs: &ArcArrayD<E>,
+    rhs: &ArcArrayD<E>,
+    holds: impl Fn(E, E) -> bool,
+) -> Result<NdArrayBoolTensor> {
+    let (lhs_shape, rhs_shape) = (Shape::new(lhs.shape()), Shape::new(rhs.shape()));
+    let shape = Shape::broadcast(op, &lhs_shape, &rhs_shape)?;
+    let (Some(lhs_view), Some(rhs_view)) = (lhs.broadcast(IxDyn(shape.dims())), rhs.broadcast(IxDyn(shape.dims())))
+    else {
+        return Err(Error::shape_mismatch(op, &lhs_shape, &rhs_shape));
+    };
+    check_output::<bool>(op, shape.num_elements())?;
+    Ok(NdArrayBoolTensor::new(Zip::from(&lhs_view).and(&rhs_view).map_collect(|&a, &b| holds(a, b))))
+}
+
+/// `holds(x, scalar)` for every element `x` of `array`.
+pub(super) fn compare_scalar<E: Element>(
+    op: &'static str,
+    array: &ArcArrayD<E>,
+    scalar: E,
+    holds: impl Fn(E, E) -> bool,
+) -> Result<NdArrayBoolTensor> {
+    check_output::<bool>(op, array.len())?;
+    Ok(NdArrayBoolTensor::new(array.map(|&x| holds(x, scalar))))
+}
+
+/// `mask_fill`: `value` where `mask` (broadcast to the tensor's shape) is true, the tensor's element elsewhere.
+pub(super) fn fill_where<E: Element>(
+    dtype: DType,
+    array: &ArcArrayD<E>,
+    mask: &ArcArrayD<bool>,
+    value: E,
+) -> Result<NdArrayTensor> {
+    let op = "mask_fill";
+    let (shape, mask_shape) = (Shape::new(array.shape()), Shape::new(mask.shape()));
+    Shape::check_mask_fits(op, &shape, &mask_shape)?;
+    let Some(mask) = mask.broadcast(array.raw_dim()) else {
+        return Err(Error::shape_mismatch(op, &shape, &mask_shape));
+    };
+    check_output::<E>(op, array.len())?;
+    Ok(NdArrayTensor::output(dtype, Zip::from(array).and(&mask).map_collect(|&x, &fill| if fill { value } else { x })))
+}
+
+/// `mask_where`: `on_true`'s element where `mask` is true, `on_false`'s elsewhere, all three broadcast together.
+pub(super) fn select_where<E: Element>(
+    dtype: DType,
+    mask: &ArcArrayD<bool>,
+    on_true: &ArcArrayD<E>,
+    on_false: &ArcArrayD<E>,
+) -> Result<NdArrayTensor> {
+    let op = "mask_where";
+    let (mask_shape, true_shape, false_shape) =
+        (Shape::new(mask.shape()), Shape::new(on_true.shape()), Shape::new(on_false.shape()));
+    let shape = Shape::broadcast_three(op, &mask_shape, &true_shape, &false_shape)?;
+    let dims = IxDyn(shape.dims());
+    let (Some(mask), Some(on_true), Some(on_false)) =
+        (mask.broadcast(dims.clone()), on_true.broadcast(dims.clone()), on_false.broadcast(dims))
+    else {
+        return Err(Error::shape_mismatch(op, &true_shape, &false_shape));
+    };
+    check_output::<E>(op, shape.num_elements())?;
+    let picked = Zip::from(&mask).and(&on_true).and(&on_false).map_collect(|&pick, &a, &b| if pick { a } else { b });
+    Ok(NdArrayTensor::output(dtype, picked))
+}

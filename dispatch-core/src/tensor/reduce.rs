@@ -1,0 +1,78 @@
+//! Reductions of `Tensor<B>`: over every element, or along one axis keeping it with size 1.
+
+use super::{IntTensor, Tensor};
+use crate::backend::Backend;
+use crate::error::Result;
+
+impl<B: Backend> Tensor<B> {
+    /// Sum of every element, shape `[1]`.
+    pub fn sum(&self) -> Result<Self> {
+        Self::wrap(B::sum(&self.primitive))
+    }
+
+    /// Mean of every element, shape `[1]`.
+    pub fn mean(&self) -> Result<Self> {
+        Self::wrap(B::mean(&self.primitive))
+    }
+
+    /// Sum along `axis`, keeping it with size 1.
+    pub fn sum_dim(&self, axis: usize) -> Result<Self> {
+        Self::wrap(B::sum_dim(&self.primitive, axis))
+    }
+
+    /// Mean along `axis`, keeping it with size 1.
+    pub fn mean_dim(&self, axis: usize) -> Result<Self> {
+        Self::wrap(B::mean_dim(&self.primitive, axis))
+    }
+
+    /// `self - log(sum(exp(self)))` along `axis`, computed stably.
+    pub fn log_softmax(&self, axis: usize) -> Result<Self> {
+        Self::wrap(B::log_softmax(&self.primitive, axis))
+    }
+
+    /// `exp(self) / sum(exp(self))` along `axis`, computed stably.
+    pub fn softmax(&self, axis: usize) -> Result<Self> {
+        Self::wrap(B::softmax(&self.primitive, axis))
+    }
+
+    /// The index of the largest entry along `axis` (the first on ties), keeping the axis with size 1.
+    pub fn argmax(&self, axis: usize) -> Result<IntTensor<B>> {
+        IntTensor::wrap(B::argmax(&self.primitive, axis))
+    }
+
+    /// The largest entry along `axis`, keeping it with size 1.
+    pub fn max_dim(&self, axis: usize) -> Result<Self> {
+        Self::wrap(B::max_dim(self.primitive(), axis))
+    }
+
+    /// The smallest entry along `axis`, keeping it with size 1.
+    pub fn min_dim(&self, axis: usize) -> Result<Self> {
+        Self::wrap(B::min_dim(self.primitive(), axis))
+    }
+
+    /// The product along `axis`, keeping it with size 1.
+    pub fn prod_dim(&self, axis: usize) -> Result<Self> {
+        Self::wrap(B::prod_dim(self.primitive(), axis))
+    }
+
+    /// The product of every element, shape `[1]`.
+    pub fn prod(&self) -> Result<Self> {
+        Self::wrap(B::prod(self.primitive()))
+    }
+
+    /// The largest entry, shape `[1]`.
+    pub fn max(&self) -> Result<Self> {
+        Self::wrap(B::max(self.primitive()))
+    }
+
+    /// The smallest entry, shape `[1]`.
+    pub fn min(&self) -> Result<Self> {
+        Self::wrap(B::min(self.primitive()))
+    }
+
+    /// The variance along `axis`, keeping it with size 1, divided by `len - correction` (0: population variance,
+    /// 1: unbiased estimate).
+    pub fn var_dim(&self, axis: usize, correction: usize) -> Result<Self> {
+        Self::wrap(B::var_dim(self.primitive(), axis, correction))
+    }
+}
