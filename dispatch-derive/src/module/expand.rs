@@ -10,9 +10,10 @@ use super::model::{FieldRole, Model};
 
 pub fn expand(model: &Model) -> TokenStream {
     let Model { backend, private, fields, .. } = model;
-    // Hygienic, so that a user's constant called `name` cannot turn the parameter into a pattern.
-    let name = Ident::new("name", Span::mixed_site());
-    let mapper = Ident::new("mapper", Span::mixed_site());
+    // Prefixed: a user's constant called `name` would turn a parameter of that name into a constant pattern, which
+    // not even a hygienic span prevents (items resolve at the call site).
+    let name = Ident::new("__dispatch_name", Span::mixed_site());
+    let mapper = Ident::new("__dispatch_mapper", Span::mixed_site());
     let values = fields.iter().map(|field| {
         let (member, ty) = (&field.member, field.ty);
         match &field.role {

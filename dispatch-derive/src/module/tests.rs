@@ -164,7 +164,7 @@ fn the_expansion_reaches_the_runtime_only_through_the_private_path_and_never_pan
         text.contains("# [automatically_derived] impl < B : Backend > :: dispatch_nn :: __private01 :: Module < B >")
     );
     assert!(text.contains("up : < Linear < B > as :: dispatch_nn :: __private01 :: FieldModule < B >> :: map_field"));
-    assert!(text.contains(r#":: dispatch_nn :: __private01 :: join_name (name , "down")"#), "{text}");
+    assert!(text.contains(r#":: dispatch_nn :: __private01 :: join_name (__dispatch_name , "down")"#), "{text}");
     assert!(text.contains("width : self . width"), "{text}");
     let mut names = Vec::new();
     idents(expansion, &mut names);
@@ -197,7 +197,7 @@ fn a_struct_with_nothing_to_visit_still_uses_its_arguments() -> Outcome {
         }
     ))
     .to_string();
-    assert!(text.contains("let _ = (name , mapper) ;"), "{text}");
+    assert!(text.contains("let _ = (__dispatch_name , __dispatch_mapper) ;"), "{text}");
     let (names, _) = visits(quote!(
         struct Unit<B: Backend>;
     ))?;
