@@ -1,4 +1,5 @@
-//! `#[derive(Dispatch)]`; see the `dispatch-core` crate for what it generates.
+//! `#[derive(Dispatch)]` (see the `dispatch-core` crate for what it generates) and `#[derive(Module)]` (see
+//! `dispatch-nn`).
 //!
 //! The pipeline lives in modules that do not depend on `proc_macro`, so a bench or test can include them with
 //! `#[path]` and call `derive::derive` on token streams (see `tests/expansion.rs`).
@@ -14,6 +15,7 @@ mod extension;
 mod fallback;
 mod hidden;
 mod model;
+mod module;
 #[cfg(test)]
 mod tests;
 mod valid;
@@ -63,4 +65,14 @@ pub fn derive_dispatch(input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn extension(attr: TokenStream, item: TokenStream) -> TokenStream {
     extension::extension(attr.into(), item.into()).into()
+}
+
+/// `dispatch_nn::Module` for a struct of modules, generic over its backend; see `dispatch-nn` for the rules.
+///
+/// Every field is a module named after it (a tuple struct's by its index), visited in declaration order, unless
+/// it is marked `#[module(skip)]`. A field of a type that is not a module is a compile error at that field.
+/// `#[module(crate = path)]` names dispatch-nn if it was renamed.
+#[proc_macro_derive(Module, attributes(module))]
+pub fn derive_module(input: TokenStream) -> TokenStream {
+    module::derive(input.into()).into()
 }

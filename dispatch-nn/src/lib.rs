@@ -1,7 +1,7 @@
 //! Models written once against `Tensor<B>`, for any backend and so any variant of a derived device enum:
 //!
 //! - [`Module`]: a model's parameters visited by name, for optimizers, saving and loading, moving to another
-//!   device or dtype, and marking for gradients. [`module!`] writes the impl for a struct of modules.
+//!   device or dtype, and marking for gradients. `#[derive(Module)]` writes the impl for a struct of modules.
 //! - [`layers`]: `Linear`, `Conv2d`, pooling, `LayerNorm`, `Embedding`, `Dropout`, causal self-attention, `Gelu`,
 //!   `Silu`.
 //! - [`loss`]: cross-entropy over int class ids, mean squared error.
@@ -13,6 +13,12 @@
 
 #![warn(missing_docs)]
 
+// The derive names `::dispatch_nn::__private01`, which must resolve inside this crate's own layers too.
+extern crate self as dispatch_nn;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private01;
 pub mod distributed;
 pub mod layers;
 pub mod loss;
@@ -21,4 +27,6 @@ mod module;
 pub mod optim;
 pub mod record;
 
+/// `#[derive(Module)]`: the trait's impl for a struct of modules (see [`Module`](trait@Module)).
+pub use dispatch_derive::Module;
 pub use module::{Module, ModuleExt, ParamMapper, join_name};

@@ -17,8 +17,51 @@ impl<B: Backend, F: FnMut(&str, Tensor<B>) -> Result<Tensor<B>>> ParamMapper<B> 
 
 /// A model, or a part of one: something whose parameters (float tensors) can be visited and replaced by name.
 ///
-/// A struct of modules gets its impl from [`module!`](crate::module!); a tensor is a module of one parameter, `Option` and `Vec`
-/// of modules are modules (`name.0`, `name.1`, ... for a `Vec`).
+/// A tensor is a module of one parameter; `Option` and `Vec` of modules are modules (`name.0`, `name.1`, ... for a
+/// `Vec`). A struct of modules gets its impl from `#[derive(Module)]`, which visits every field in declaration
+/// order, each named after it (a tuple struct's by its index); a field that is not a parameter (a size, an option,
+/// a probability) is marked `#[module(skip)]` and kept as it is:
+///
+/// ```
+/// use dispatch_core::backends::{NdArray, NdArrayDevice};
+/// use dispatch_core::{Backend, DType, Tensor};
+/// use dispatch_nn::layers::{LayerNorm, Linear};
+/// use dispatch_nn::{Module, ModuleExt};
+///
+/// #[derive(Clone, Debug, Module)]
+/// struct Regressor<B: Backend> {
+///     input: Linear<B>,
+///     norms: Vec<LayerNorm<B>>,
+///     scale: Option<Tensor<B>>,
+///     #[module(skip)]
+///     width: usize,
+/// }
+///
+/// # fn main() -> dispatch_core::Result<()> {
+/// let (dtype, device) = (DType::F32, &NdArrayDevice);
+/// let model = Regressor::<NdArray> {
+///     input: Linear::new(3, 4, true, 0, dtype, device)?,
+///     norms: vec![LayerNorm::new(4, dtype, device)?; 2],
+///     scale: None,
+///     width: 4,
+/// };
+/// let names: Vec<String> = model.params()?.into_iter().map(|(name, _)| name).collect();
+/// assert_eq!(
+///     names,
+///     ["input.weight", "input.bias", "norms.0.gamma", "norms.0.beta", "norms.1.gamma", "norms.1.beta"]
+/// );
+/// # Ok(())
+/// # }
+/// ```
+///
+/// A field of a type that is not a module, unmarked, is a compile error at that field: nothing is left out of
+/// training or saving without a word. The struct is generic over its backend: the type parameter bounded by
+/// `Backend` (or `AutodiffBackend`, `BaseBackend`), else its only type parameter; other generics pass through,
+/// and a field whose type names one (`Vec<M>`) puts `Vec<M>: Module<B>` in the impl's where clause.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a module of `{B}`'s parameters",
+    note = "a struct of modules gets its impl from `#[derive(Module)]`"
+)]
 pub trait Module<B: Backend>: Sized {
     /// This module with each parameter replaced by `mapper`'s answer for it; `name` is the module's own name (the
     /// prefix of its parameters' names, empty for the whole model).
@@ -97,25 +140,3 @@ pub trait ModuleExt<B: Backend>: Module<B> + Clone {
 }
 
 impl<B: Backend, M: Module<B> + Clone> ModuleExt<B> for M {}
-
-/// `impl Module<B>` for a struct of modules, generic over `B: Backend`: `module!(Mlp { fc1, fc2 })`. Each listed
-/// field is a module named after it; the others (sizes, options) are kept as they are.
-#[macro_export]
-macro_rules! module {
-    ($name:ident { $($field:ident),* $(,)? }) => {
-        impl<B: ::dispatch_core::Backend> $crate::Module<B> for $name<B> {
-            // `..self` keeps the fields that are not modules; with none, it is needless but harmless.
-            #[allow(clippy::needless_update)]
-            fn map_params(
-                self,
-                name: &str,
-                mapper: &mut dyn $crate::ParamMapper<B>,
-            ) -> ::dispatch_core::Result<Self> {
-                Ok(Self {
-                    $($field: $crate::Module::map_params(self.$field, &$crate::join_name(name, stringify!($field)), mapper)?,)*
-                    ..self
-                })
-            }
-        }
-    };
-}

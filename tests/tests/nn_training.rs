@@ -1,4 +1,4 @@
-//! Training with dispatch-nn: a model of its own made a module in one line, optimizers against steps worked out by
+//! Training with dispatch-nn: a model of its own made a module by a derive, optimizers against steps worked out by
 //! hand, their state saved and restored, weights saved on one device and loaded on every variant and dtype of a
 //! derived enum with the same outputs, and a short training run whose loss falls on every device.
 
@@ -6,18 +6,16 @@ use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDe
 use dispatch_core::{AutodiffBackend, Backend, DType, Error, Result, Tensor};
 use dispatch_nn::layers::{LayerNorm, Linear};
 use dispatch_nn::optim::{Adam, AdamW, Optimizer, Sgd};
-use dispatch_nn::{ModuleExt, record};
+use dispatch_nn::{Module, ModuleExt, record};
 use dispatch_tests::{agreement, close_f64};
 
 /// A user's model: two linear layers around a normalisation.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Module)]
 struct Regressor<B: Backend> {
     input: Linear<B>,
     norm: LayerNorm<B>,
     output: Linear<B>,
 }
-
-dispatch_nn::module!(Regressor { input, norm, output });
 
 impl<B: Backend> Regressor<B> {
     fn new(seed: u64, dtype: DType, device: &B::Device) -> Result<Self> {

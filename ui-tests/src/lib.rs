@@ -1,1 +1,1 @@
-//! Holds the trybuild cases of `#[derive(Dispatch)]` under `tests/ui/`.
+//! Holds the trybuild cases of `#[derive(Dispatch)]` and `#[derive(Module)]` under `tests/ui/`.

@@ -1,5 +1,5 @@
-//! Every error message of `#[derive(Dispatch)]`, each shown by one case under `ui/` (named after the error), and
-//! the cases that must compile under `pass/`.
+//! Every error message of `#[derive(Dispatch)]` and `#[derive(Module)]`, each shown by one case under `ui/` (named
+//! after the error), and the cases that must compile under `pass/`.
 //!
 //! A compile-fail case is checked in two ways:
 //! - exactly, by trybuild, against its `.stderr`. The `.stderr` files are what rustc 1.95 prints, and other

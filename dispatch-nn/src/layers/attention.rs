@@ -3,19 +3,19 @@
 use dispatch_core::{Backend, BoolTensor, DType, DeviceOf, Error, Result, Tensor};
 
 use super::Linear;
+use crate::Module;
 
 /// Multi-head self-attention in which each position attends to itself and the positions before it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Module)]
 pub struct CausalSelfAttention<B: Backend> {
     /// `[width, 3 * width]`: the queries, keys and values of every head, side by side.
     pub qkv: Linear<B>,
     /// `[width, width]`: the heads' outputs mixed back to the width.
     pub proj: Linear<B>,
     /// The number of heads; it divides the width.
+    #[module(skip)]
     pub heads: usize,
 }
-
-crate::module!(CausalSelfAttention { qkv, proj });
 
 impl<B: Backend> CausalSelfAttention<B> {
     /// `heads` heads over a model of `width`; `heads` must divide `width`.

@@ -4,19 +4,19 @@ use dispatch_core::backend::{Conv2dOptions, Window2d};
 use dispatch_core::{Backend, DType, DeviceOf, Result, Tensor};
 
 use super::uniform;
+use crate::Module;
 
 /// A 2-D convolution with a bias per output channel.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Module)]
 pub struct Conv2d<B: Backend> {
     /// `[out, in / groups, kh, kw]`.
     pub weight: Tensor<B>,
     /// `[out]`, if the layer has one.
     pub bias: Option<Tensor<B>>,
     /// Stride, padding, dilation and groups.
+    #[module(skip)]
     pub options: Conv2dOptions,
 }
-
-crate::module!(Conv2d { weight, bias });
 
 impl<B: Backend> Conv2d<B> {
     /// Weights and bias uniform in `±1/sqrt(in / groups * kh * kw)` (PyTorch's default), from `seed`.

@@ -2,14 +2,14 @@
 
 use dispatch_core::{Backend, DType, DeviceOf, IntTensor, Result, Tensor};
 
+use crate::Module;
+
 /// `weight[id]` for every id: `[.., width]` for ids of any shape.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Module)]
 pub struct Embedding<B: Backend> {
     /// `[vocabulary, width]`.
     pub weight: Tensor<B>,
 }
-
-crate::module!(Embedding { weight });
 
 impl<B: Backend> Embedding<B> {
     /// Normal vectors of standard deviation `std` (0.02 in GPT-2), from `seed`.

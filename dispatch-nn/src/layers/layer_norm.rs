@@ -2,19 +2,20 @@
 
 use dispatch_core::{Backend, DType, DeviceOf, Result, Tensor};
 
+use crate::Module;
+
 /// `(x - mean) / sqrt(var + eps) * gamma + beta`, the statistics taken over the last dimension (the population
 /// variance, as PyTorch's `LayerNorm`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Module)]
 pub struct LayerNorm<B: Backend> {
     /// `[width]`, ones at first.
     pub gamma: Tensor<B>,
     /// `[width]`, zeros at first.
     pub beta: Tensor<B>,
     /// Added to the variance, 1e-5 by default.
+    #[module(skip)]
     pub eps: f64,
 }
-
-crate::module!(LayerNorm { gamma, beta });
 
 impl<B: Backend> LayerNorm<B> {
     /// A layer that starts as the plain normalisation: `gamma` ones, `beta` zeros, `eps` 1e-5.

@@ -3,17 +3,16 @@
 use dispatch_core::{Backend, DType, DeviceOf, Result, Tensor};
 
 use super::uniform;
+use crate::Module;
 
 /// A fully connected layer: `x @ weight + bias` over the last dimension of `x`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Module)]
 pub struct Linear<B: Backend> {
     /// `[inputs, outputs]`.
     pub weight: Tensor<B>,
     /// `[outputs]`, if the layer has one.
     pub bias: Option<Tensor<B>>,
 }
-
-crate::module!(Linear { weight, bias });
 
 impl<B: Backend> Linear<B> {
     /// Weights and bias uniform in `±1/sqrt(inputs)` (PyTorch's default), from `seed`.

@@ -3,6 +3,7 @@
 
 use dispatch_core::{Backend, DType, DeviceOf, Error, IntTensor, Result, Tensor};
 
+use crate::Module;
 use crate::layers::{CausalSelfAttention, Embedding, LayerNorm, Linear};
 use crate::loss::cross_entropy;
 
@@ -22,7 +23,7 @@ pub struct GptConfig {
 }
 
 /// The feed-forward part of a block: `width -> 4 width (GELU) -> width`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Module)]
 pub struct Mlp<B: Backend> {
     /// `width -> 4 width`.
     pub up: Linear<B>,
@@ -30,10 +31,8 @@ pub struct Mlp<B: Backend> {
     pub down: Linear<B>,
 }
 
-crate::module!(Mlp { up, down });
-
 /// One pre-norm transformer block: `x + attention(norm(x))`, then `x + mlp(norm(x))`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Module)]
 pub struct Block<B: Backend> {
     /// The norm before the attention.
     pub norm1: LayerNorm<B>,
@@ -45,12 +44,11 @@ pub struct Block<B: Backend> {
     pub mlp: Mlp<B>,
 }
 
-crate::module!(Block { norm1, attention, norm2, mlp });
-
 /// A decoder-only transformer over token ids.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Module)]
 pub struct Gpt<B: Backend> {
     /// Its sizes.
+    #[module(skip)]
     pub config: GptConfig,
     /// `[vocabulary, width]`.
     pub tokens: Embedding<B>,
@@ -63,8 +61,6 @@ pub struct Gpt<B: Backend> {
     /// `width -> vocabulary` logits.
     pub head: Linear<B>,
 }
-
-crate::module!(Gpt { tokens, positions, blocks, norm, head });
 
 impl<B: Backend> Gpt<B> {
     /// A model of `config` from `seed`: the same seed gives the same model on every device.

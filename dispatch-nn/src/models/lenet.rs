@@ -3,11 +3,12 @@
 use dispatch_core::backend::{Conv2dOptions, Window2d};
 use dispatch_core::{Backend, DType, DeviceOf, Result, Tensor};
 
+use crate::Module;
 use crate::layers::{Conv2d, Linear, MaxPool2d};
 
 /// Two convolutions (6 and 16 channels of 5x5) with ReLU and 2x2 max pooling, then three linear layers (120, 84,
 /// classes): LeCun et al.'s network, with ReLU and max pooling as it is usually written today.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Module)]
 pub struct LeNet<B: Backend> {
     /// `1 -> 6` channels, padded to keep 28x28.
     pub conv1: Conv2d<B>,
@@ -20,8 +21,6 @@ pub struct LeNet<B: Backend> {
     /// `84 -> classes`.
     pub fc3: Linear<B>,
 }
-
-crate::module!(LeNet { conv1, conv2, fc1, fc2, fc3 });
 
 impl<B: Backend> LeNet<B> {
     /// A network for `classes` classes, from `seed`.

@@ -1,9 +1,10 @@
 //! Compiles every case at once and reads each one's first error from cargo's JSON messages.
 //!
-//! The cases become the `[[bin]]` targets of one scratch package that depends on `dispatch-core`, checked by one
-//! `cargo check --bins --keep-going` (a failing bin does not stop the others). It builds into trybuild's target
-//! directory with trybuild's flags, so on rustc 1.95, where trybuild's own run builds `dispatch-core` and its
-//! dependencies, this check reuses that build instead of making another. Different flags would only cost time.
+//! The cases become the `[[bin]]` targets of one scratch package that depends on `dispatch-core` and `dispatch-nn`,
+//! checked by one `cargo check --bins --keep-going` (a failing bin does not stop the others). It builds into
+//! trybuild's target directory with trybuild's flags, so on rustc 1.95, where trybuild's own run builds
+//! `dispatch-core` and its dependencies, this check reuses that build instead of making another. Different flags
+//! would only cost time.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -86,7 +87,7 @@ fn case_index(bin_name: &str) -> Option<usize> {
     bin_name.strip_prefix("case")?.parse().ok()
 }
 
-/// A package with one bin per case, `dispatch-core` as its only dependency (all that the cases use), the
+/// A package with one bin per case, `dispatch-core` and `dispatch-nn` as its dependencies (all that the cases use), the
 /// workspace's lock file (the same versions trybuild builds against), and a `[workspace]` of its own, since it
 /// lies inside the target directory, which may be inside our workspace.
 fn write_project(project: &Path, scratch: &str, cases: &[PathBuf]) {
@@ -96,8 +97,9 @@ fn write_project(project: &Path, scratch: &str, cases: &[PathBuf]) {
     let mut manifest = format!(
         "[package]\nname = \"{scratch}\"\nversion = \"0.0.0\"\n\
          # The workspace's edition.\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\ndispatch-core = {{ path = {} }}\n\n[workspace]\n",
+         [dependencies]\ndispatch-core = {{ path = {} }}\ndispatch-nn = {{ path = {} }}\n\n[workspace]\n",
         toml_string(&workspace.join("dispatch-core")),
+        toml_string(&workspace.join("dispatch-nn")),
     );
     for (index, case) in cases.iter().enumerate() {
         manifest += &format!("\n[[bin]]\nname = \"{}\"\npath = {}\n", bin_name(index), toml_string(case));

@@ -1,0 +1,10 @@
+use dispatch_core::{Backend, Tensor};
+use dispatch_nn::Module;
+
+#[derive(Clone, Module)]
+pub struct Regressor<B: Backend> {
+    #[module(frozen)]
+    weight: Tensor<B>,
+}
+
+fn main() {}
