@@ -12,11 +12,11 @@ pub(crate) mod window;
 
 pub use window::{Conv1dOptions, Conv2dOptions, Window2d};
 
-use crate::device::DeviceOf;
+use crate::device_name::ParseDeviceError;
 use crate::error::Result;
-use crate::gradients::{Gradients, TensorId};
 use crate::shape::Shape;
-use std::fmt::Debug;
+use std::fmt::{Debug, Display};
+use std::str::FromStr;
 
 /// A tensor backend: a device type, float, int and bool tensor primitives, and the ops on them.
 ///
@@ -30,9 +30,8 @@ use std::fmt::Debug;
     note = "a backend implements `dispatch_core::Backend`, like `dispatch_core::backends::Candle` or `NdArray`"
 )]
 pub trait Backend: Clone + Debug + Send + Sync + 'static {
-    /// Where tensors of this backend live; named, read back and found on the machine through
-    /// [`BackendDevice`](crate::device::BackendDevice).
-    type Device: DeviceOf<Self> + crate::device::BackendDevice;
+    /// Where tensors of this backend live; named, read back and found on the machine through [`BackendDevice`].
+    type Device: DeviceOf<Self> + BackendDevice;
     /// The backend's own float tensor handle; cheap to clone (reference counted).
     type FloatTensor: Clone + Debug + Send + Sync + 'static;
     /// The backend's own int (`i64`) tensor handle; cheap to clone.
@@ -68,25 +67,6 @@ crate::for_each_op! { __op_names {} }
 )]
 pub trait BaseBackend: Backend<Device: DeviceOf<crate::backends::Autodiff<Self>>> {}
 
-/// A backend whose tensors can record a computation graph and run reverse-mode differentiation.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` records no gradients: it is not an autodiff backend",
-    label = "not an autodiff backend",
-    note = "for a derived enum's backend, add an `#[autodiff]` variant to the device enum \
-            (`#[autodiff] Autodiff(AutodiffDevice<Self>)`); for a backend `B` of its own, use `Autodiff<B>`"
-)]
-pub trait AutodiffBackend: Backend {
-    /// Marks a tensor as a leaf whose gradient `backward` reports; returns the tracked tensor.
-    fn require_grad(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor>;
-    /// The same values, cut from the graph.
-    fn detach(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor>;
-    /// The identity under which `backward` reports this tensor's gradient; `None` if it records no graph.
-    fn tensor_id(tensor: &Self::FloatTensor) -> Option<TensorId>;
-    /// Reverse-mode differentiation of a one-element loss: the gradient of every leaf marked with
-    /// `require_grad` that the loss depends on. The gradients are detached tensors of this backend.
-    fn backward(loss: &Self::FloatTensor) -> Result<Gradients<Self>>;
-}
-
 /// Values of a tensor in host memory, row-major, as `f32` whatever the tensor's dtype: what host ops (and so the
 /// collectives) compute in. An `F64` tensor's values are rounded to `f32` on the way in (the one place a value of
 /// an `F64` tensor passes through `f32`); the output is rounded back to the tensor's dtype.
@@ -106,4 +86,51 @@ pub trait HostOp: Send + Sync + 'static {
     fn forward(&self, input: HostTensor) -> Result<HostTensor>;
     /// The vector-Jacobian product: given the gradient of the output, the gradient of the input.
     fn backward(&self, grad_output: HostTensor) -> Result<HostTensor>;
+}
+
+/// A value that single-backend ops of `B` accept as a device: `B::Device` itself, and nothing that may be a
+/// distributed device.
+///
+/// Backends implement it for their device type, for every backend using that device:
+/// `impl<B: Backend<Device = MyDevice>> DeviceOf<B> for MyDevice { fn as_device(&self) -> &MyDevice { self } }`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a device of backend `{B}`",
+    label = "expected a device of `{B}`"
+)]
+pub trait DeviceOf<B: Backend> {
+    /// The device as `B` sees it.
+    fn as_device(&self) -> &B::Device;
+}
+
+/// What a backend's device type promises, so that a device enum can write, read back and find its devices.
+///
+/// Every [`Backend::Device`] implements it; `#[derive(Dispatch)]` implements it for the
+/// enums it generates and for the user's enum.
+///
+/// - `Display` writes a device and `FromStr` reads back an equal one: `x.to_string().parse() == Ok(x)` for every
+///   device a user can build. The text contains no `,` and no whitespace, which separate the ranks of a cluster
+///   (`cluster:candle,candle:cuda:1`); it may contain `:`.
+/// - A bad name is a [`ParseDeviceError`] that lists the names accepted ([`ParseDeviceError::unknown`]) or says
+///   what is wrong with the rest ([`ParseDeviceError::invalid`]).
+/// - [`BackendDevice::available`] lists the devices usable on this machine at run time.
+///
+/// A derived enum writes a `#[backend]` variant as its name alone (`candle`) when its device is the device type's
+/// `Default`, else as `name:<device>` (`candle:cuda:1`), and reads both.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a backend device: it does not implement `dispatch_core::device::BackendDevice`",
+    label = "the device type of a backend implements `BackendDevice`",
+    note = "`BackendDevice` is how devices are written (`Display`), read back (`FromStr`) and found on this \
+            machine (`available`)"
+)]
+pub trait BackendDevice:
+    Clone + Debug + PartialEq + Display + FromStr<Err = ParseDeviceError> + Send + Sync + 'static
+{
+    /// The devices usable on this machine at run time: compiled in and present (a GPU that opens), most capable
+    /// first where the type has a preference. May be empty.
+    fn available() -> Vec<Self>;
+
+    /// The first of [`BackendDevice::available`]; `None` if no device is usable here.
+    fn best_available() -> Option<Self> {
+        Self::available().into_iter().next()
+    }
 }

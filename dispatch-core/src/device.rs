@@ -5,54 +5,9 @@ use std::fmt::{self, Debug, Display};
 use std::str::FromStr;
 
 use crate::backend::Backend;
+pub use crate::backend::{BackendDevice, DeviceOf};
+pub use crate::device_name::ParseDeviceError;
 use crate::distributed::DistributedOf;
-
-/// A value that single-backend ops of `B` accept as a device: `B::Device` itself, and nothing that may be a
-/// distributed device.
-///
-/// Backends implement it for their device type, for every backend using that device:
-/// `impl<B: Backend<Device = MyDevice>> DeviceOf<B> for MyDevice { fn as_device(&self) -> &MyDevice { self } }`.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a device of backend `{B}`",
-    label = "expected a device of `{B}`"
-)]
-pub trait DeviceOf<B: Backend> {
-    /// The device as `B` sees it.
-    fn as_device(&self) -> &B::Device;
-}
-
-/// What a backend's device type promises, so that a device enum can write, read back and find its devices.
-///
-/// Every [`Backend::Device`] implements it; `#[derive(Dispatch)]` implements it for the
-/// enums it generates and for the user's enum.
-///
-/// - `Display` writes a device and `FromStr` reads back an equal one: `x.to_string().parse() == Ok(x)` for every
-///   device a user can build. The text contains no `,` and no whitespace, which separate the ranks of a cluster
-///   (`cluster:candle,candle:cuda:1`); it may contain `:`.
-/// - A bad name is a [`ParseDeviceError`] that lists the names accepted ([`ParseDeviceError::unknown`]) or says
-///   what is wrong with the rest ([`ParseDeviceError::invalid`]).
-/// - [`BackendDevice::available`] lists the devices usable on this machine at run time.
-///
-/// A derived enum writes a `#[backend]` variant as its name alone (`candle`) when its device is the device type's
-/// `Default`, else as `name:<device>` (`candle:cuda:1`), and reads both.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a backend device: it does not implement `dispatch_core::device::BackendDevice`",
-    label = "the device type of a backend implements `BackendDevice`",
-    note = "`BackendDevice` is how devices are written (`Display`), read back (`FromStr`) and found on this \
-            machine (`available`)"
-)]
-pub trait BackendDevice:
-    Clone + Debug + PartialEq + Display + FromStr<Err = ParseDeviceError> + Send + Sync + 'static
-{
-    /// The devices usable on this machine at run time: compiled in and present (a GPU that opens), most capable
-    /// first where the type has a preference. May be empty.
-    fn available() -> Vec<Self>;
-
-    /// The first of [`BackendDevice::available`]; `None` if no device is usable here.
-    fn best_available() -> Option<Self> {
-        Self::available().into_iter().next()
-    }
-}
 
 /// Implemented by `#[derive(Dispatch)]` for the user's device enum (and for the local enum it generates).
 ///
@@ -163,47 +118,3 @@ where
         name.parse().map(Self::new)
     }
 }
-
-/// A device name that no compiled-in device answers to, or whose device part is not valid.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseDeviceError {
-    input: String,
-    choices: Vec<&'static str>,
-    reason: Option<String>,
-}
-
-impl ParseDeviceError {
-    /// `input` names no device; `choices` are the names that would have been accepted.
-    pub fn unknown(input: &str, choices: &[&'static str]) -> Self {
-        Self { input: input.to_owned(), choices: choices.to_vec(), reason: None }
-    }
-
-    /// `input` names a device, but what follows the name is not valid for it.
-    pub fn invalid(input: &str, reason: impl Into<String>) -> Self {
-        Self { input: input.to_owned(), choices: Vec::new(), reason: Some(reason.into()) }
-    }
-
-    /// The text that failed to parse.
-    pub fn input(&self) -> &str {
-        &self.input
-    }
-
-    /// The names that would have been accepted; empty for an error that says what is wrong instead.
-    pub fn choices(&self) -> &[&'static str] {
-        &self.choices
-    }
-}
-
-impl Display for ParseDeviceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.reason {
-            Some(reason) => write!(f, "invalid device `{}`: {reason}", self.input),
-            None if self.choices.is_empty() => {
-                write!(f, "unknown device `{}`: no device is compiled in", self.input)
-            }
-            None => write!(f, "unknown device `{}`; expected one of: {}", self.input, self.choices.join(", ")),
-        }
-    }
-}
-
-impl std::error::Error for ParseDeviceError {}

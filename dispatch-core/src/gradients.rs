@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::backend::Backend;
+use crate::error::Result;
 
 /// The identity of a node of an autodiff graph; unique within the process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -75,4 +76,23 @@ impl<B: Backend> std::fmt::Debug for Gradients<B> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_map().entries(self.by_id.iter()).finish()
     }
+}
+
+/// A backend whose tensors can record a computation graph and run reverse-mode differentiation.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` records no gradients: it is not an autodiff backend",
+    label = "not an autodiff backend",
+    note = "for a derived enum's backend, add an `#[autodiff]` variant to the device enum \
+            (`#[autodiff] Autodiff(AutodiffDevice<Self>)`); for a backend `B` of its own, use `Autodiff<B>`"
+)]
+pub trait AutodiffBackend: Backend {
+    /// Marks a tensor as a leaf whose gradient `backward` reports; returns the tracked tensor.
+    fn require_grad(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor>;
+    /// The same values, cut from the graph.
+    fn detach(tensor: &Self::FloatTensor) -> Result<Self::FloatTensor>;
+    /// The identity under which `backward` reports this tensor's gradient; `None` if it records no graph.
+    fn tensor_id(tensor: &Self::FloatTensor) -> Option<TensorId>;
+    /// Reverse-mode differentiation of a one-element loss: the gradient of every leaf marked with
+    /// `require_grad` that the loss depends on. The gradients are detached tensors of this backend.
+    fn backward(loss: &Self::FloatTensor) -> Result<Gradients<Self>>;
 }

@@ -16,9 +16,9 @@ pub use int_bool::{BoolTensor, IntTensor};
 
 use std::fmt;
 
-use crate::backend::{AutodiffBackend, Backend};
+use crate::backend::Backend;
 use crate::error::Result;
-use crate::gradients::{Gradients, TensorId};
+use crate::gradients::{AutodiffBackend, Gradients, TensorId};
 
 /// A float tensor of backend `B`. Cloning is cheap: backends share storage.
 pub struct Tensor<B: Backend> {

@@ -10,6 +10,7 @@
 mod ast;
 mod attr;
 mod derive;
+mod device_name;
 mod expand;
 mod extension;
 mod fallback;

@@ -11,6 +11,7 @@ use syn::{Fields, Ident, Path, Type};
 
 use crate::ast::{Input, Variant};
 use crate::attr::{RoleAttr, RoleKind};
+use crate::device_name::{QUALIFIER, RANK_SEPARATOR};
 use crate::model::{self, Device, ItemNames, Model, Role};
 
 /// The model of a valid input. Whatever it finds wrong goes to `errors`; the model is only meant to be expanded
@@ -187,15 +188,15 @@ fn name(variant: &Variant, errors: &mut Accumulator) -> Option<(String, Span)> {
     let name = chosen.as_str();
     let problem = if name.is_empty() {
         Some("a device name cannot be empty".to_owned())
-    } else if name.contains(':') {
+    } else if name.contains(QUALIFIER) {
         Some(format!(
-            "device name `{name}` cannot contain `:`, which separates an autodiff device from its base \
+            "device name `{name}` cannot contain `{QUALIFIER}`, which separates an autodiff device from its base \
              (`autodiff:candle`) and a distributed device from its ranks"
         ))
-    } else if name.contains(',') {
+    } else if name.contains(RANK_SEPARATOR) {
         Some(format!(
-            "device name `{name}` cannot contain `,`, which separates the ranks of a distributed device \
-             (`cluster:candle,ndarray`)"
+            "device name `{name}` cannot contain `{RANK_SEPARATOR}`, which separates the ranks of a distributed \
+             device (`cluster:candle,ndarray`)"
         ))
     } else if name.chars().any(char::is_whitespace) {
         Some(format!("device name `{name}` cannot contain whitespace"))

@@ -15,8 +15,8 @@ use dispatch_core::backends::{Candle, CandleDevice};
 #[cfg(feature = "ndarray")]
 use dispatch_core::backends::{NdArray, NdArrayDevice};
 use dispatch_core::distributed::{Rank, ReduceOp};
-use dispatch_core::nn::{Mlp, one_hot};
 use dispatch_core::{AutodiffDevice, DType, Dispatch, DistributedDevice, Result, Tensor};
+use dispatch_nn::models::classifier::{Classifier, one_hot};
 pub use spirals::Spirals;
 
 /// The one source of truth: the dispatch backend (`DeviceBackend`), the local devices a rank computes on
@@ -61,7 +61,7 @@ pub fn train(rank: &Rank<Device>, data: &Spirals, steps: usize) -> Result<Run> {
     let targets = one_hot::<B>(labels, data.classes, device)?;
     let records_gradients = matches!(device, DeviceLocal::Autodiff(_));
 
-    let mut model = Mlp::<B>::new(2, HIDDEN, data.classes, SEED, device)?;
+    let mut model = Classifier::<B>::new(2, HIDDEN, data.classes, SEED, device)?;
     let mut losses = Vec::with_capacity(steps);
     for _ in 0..steps {
         let local = if records_gradients {

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use dispatch_core::DType;
 use dispatch_core::backends::Autodiff;
-use dispatch_core::nn::{Mlp, one_hot};
 use dispatch_core::{Backend, BaseBackend, Error, Result, Tensor};
+use dispatch_nn::models::classifier::{Classifier, one_hot};
 use dispatch_tests::{IdentityHostOp as Identity, assert_close_f64, f64s};
 
 type Ad<B> = Autodiff<B>;
@@ -27,9 +27,9 @@ fn shared_subgraphs_are_visited_once<B: BaseBackend>(device: &B::Device) -> Resu
 
 /// In F64, as every gradient check: the model's F32 parameters, inputs and targets cast up.
 fn mlp_gradients_match_backpropagation_by_hand<B: BaseBackend>(device: &B::Device) -> Result<()> {
-    let model = Mlp::<Ad<B>>::new(6, 5, 3, 7, device)?;
+    let model = Classifier::<Ad<B>>::new(6, 5, 3, 7, device)?;
     let [w1, b1, w2, b2] = model.parameters().map(|parameter| parameter.cast(DType::F64));
-    let model = Mlp { w1: w1?, b1: b1?, w2: w2?, b2: b2? };
+    let model = Classifier { w1: w1?, b1: b1?, w2: w2?, b2: b2? };
     let x = Tensor::random_normal([4, 6], (0.0, 1.0), 11, DType::F64, device)?;
     let targets = one_hot(&[0, 2, 1, 2], 3, device)?.cast(DType::F64)?;
     let by_autodiff = model.gradients_by_autodiff(&x, &targets)?;

@@ -8,8 +8,8 @@
 
 use dispatch_core::DType;
 use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
-use dispatch_core::nn::one_hot;
 use dispatch_core::{Backend, Error, Result, Shape, Tensor};
+use dispatch_nn::models::classifier::one_hot;
 use dispatch_tests::assert_close;
 use proptest::prelude::*;
 

@@ -6,8 +6,8 @@ mod derive_support;
 use derive_support::data::two_classes;
 use derive_support::host_backend::{HostBackend, HostDevice};
 use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDevice};
-use dispatch_core::nn::{Mlp, MlpGradients, one_hot};
 use dispatch_core::{AutodiffBackend, AutodiffDevice, Backend, DType, DeviceOf, Dispatch, Error, Result, Tensor};
+use dispatch_nn::models::classifier::{Classifier, ClassifierGradients, one_hot};
 use dispatch_tests::{assert_close, assert_close_f64};
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]
@@ -29,14 +29,14 @@ fn autodiff(base: DeviceBase) -> Device {
 }
 
 /// The data set and a freshly initialised model on `device`.
-fn setup<B: Backend>(device: &(impl DeviceOf<B> + ?Sized)) -> Result<(Mlp<B>, Tensor<B>, Tensor<B>)> {
+fn setup<B: Backend>(device: &(impl DeviceOf<B> + ?Sized)) -> Result<(Classifier<B>, Tensor<B>, Tensor<B>)> {
     let (features, labels) = two_classes(24);
     let x = Tensor::<B>::from_vec(features, [24, 2], device)?;
     let targets = one_hot::<B>(&labels, 2, device)?;
-    Ok((Mlp::new(2, 6, 2, 11, device)?, x, targets))
+    Ok((Classifier::new(2, 6, 2, 11, device)?, x, targets))
 }
 
-fn flat<B: Backend>(gradients: &MlpGradients<B>) -> Vec<f32> {
+fn flat<B: Backend>(gradients: &ClassifierGradients<B>) -> Vec<f32> {
     gradients.tensors().iter().flat_map(|tensor| tensor.to_vec().unwrap()).collect()
 }
 

@@ -62,7 +62,7 @@ mod every_role {
     use super::*;
     use dispatch_core::AutodiffDevice;
     use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
-    use dispatch_core::nn::Mlp;
+    use dispatch_nn::models::classifier::Classifier;
 
     #[derive(Clone, Debug, PartialEq, Dispatch)]
     pub enum Device {
@@ -101,7 +101,7 @@ mod every_role {
         let Route::Local(device) = "autodiff:cpu".parse::<Device>().unwrap().route() else { panic!("local") };
         let x = Tensor::<DeviceBackend>::from_vec(vec![1.0, -1.0, 0.5, 2.0], [2, 2], &device).unwrap();
         let targets = Tensor::<DeviceBackend>::from_vec(vec![1.0, 0.0, 0.0, 1.0], [2, 2], &device).unwrap();
-        let model = Mlp::<DeviceBackend>::new(2, 4, 2, 3, &device).unwrap();
+        let model = Classifier::<DeviceBackend>::new(2, 4, 2, 3, &device).unwrap();
         let by_autodiff = model.gradients_by_autodiff(&x, &targets).unwrap();
         let by_hand = model.gradients_by_hand(&x, &targets).unwrap();
         for (a, h) in by_autodiff.tensors().iter().zip(by_hand.tensors()) {

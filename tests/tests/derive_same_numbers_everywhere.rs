@@ -6,8 +6,8 @@ mod derive_support;
 use derive_support::data::two_classes;
 use derive_support::host_backend::{HostBackend, HostDevice};
 use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
-use dispatch_core::nn::{Mlp, one_hot};
 use dispatch_core::{Backend, DeviceOf, Dispatch, Error, Result, Tensor};
+use dispatch_nn::models::classifier::{Classifier, one_hot};
 use dispatch_tests::assert_close_f64;
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]
@@ -25,7 +25,7 @@ fn train<B: Backend>(device: &(impl DeviceOf<B> + ?Sized)) -> Result<(Vec<f64>, 
     let (features, labels) = two_classes(32);
     let x = Tensor::<B>::from_vec(features, [32, 2], device)?;
     let targets = one_hot::<B>(&labels, 2, device)?;
-    let mut model = Mlp::<B>::new(2, 8, 2, 7, device)?;
+    let mut model = Classifier::<B>::new(2, 8, 2, 7, device)?;
     let mut losses = Vec::new();
     for _ in 0..30 {
         let gradients = model.gradients_by_hand(&x, &targets)?;

@@ -9,8 +9,8 @@ use std::time::Duration;
 use dispatch_core::DType;
 use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::distributed::{Communicator, ReduceOp, run_in_process};
-use dispatch_core::nn::{Mlp, MlpGradients, one_hot};
 use dispatch_core::{BaseBackend, DeviceOf, Result, Tensor};
+use dispatch_nn::models::classifier::{Classifier, ClassifierGradients, one_hot};
 use dispatch_tests::assert_close;
 
 type Ad = Autodiff<NdArray>;
@@ -120,8 +120,8 @@ fn batch<B: BaseBackend>(device: &impl DeviceOf<Autodiff<B>>) -> Result<Batch<B>
 /// Gradients of a 4-5-3 MLP on the whole batch, and the mean over 2 ranks of each rank's gradients on its half.
 fn whole_and_data_parallel<B: BaseBackend>(
     device: impl DeviceOf<Autodiff<B>> + Clone + Send + Sync,
-) -> (MlpGradients<Autodiff<B>>, MlpGradients<Autodiff<B>>) {
-    let model = Mlp::<Autodiff<B>>::new(4, 5, 3, 11, &device).unwrap();
+) -> (ClassifierGradients<Autodiff<B>>, ClassifierGradients<Autodiff<B>>) {
+    let model = Classifier::<Autodiff<B>>::new(4, 5, 3, 11, &device).unwrap();
     let (x, targets) = batch::<B>(&device).unwrap();
     let whole = model.gradients_by_autodiff(&x, &targets).unwrap();
     let shards = run_in_process(2, TIMEOUT, |comm| {
@@ -131,7 +131,7 @@ fn whole_and_data_parallel<B: BaseBackend>(
         let reduced = local.tensors().map(|gradient| comm.all_reduce(gradient, ReduceOp::Mean));
         let [w1, b1, w2, b2] = reduced;
         let loss = comm.all_reduce(&Tensor::from_vec(vec![local.loss as f32], [1], &device)?, ReduceOp::Mean)?;
-        Ok(MlpGradients::from_tensors(loss.to_scalar()?, [w1?, b1?, w2?, b2?]))
+        Ok(ClassifierGradients::from_tensors(loss.to_scalar()?, [w1?, b1?, w2?, b2?]))
     })
     .unwrap()
     .into_values()
@@ -139,7 +139,10 @@ fn whole_and_data_parallel<B: BaseBackend>(
     (whole, shards.into_iter().next().unwrap())
 }
 
-fn assert_same_gradients<B: BaseBackend>(whole: &MlpGradients<Autodiff<B>>, parallel: &MlpGradients<Autodiff<B>>) {
+fn assert_same_gradients<B: BaseBackend>(
+    whole: &ClassifierGradients<Autodiff<B>>,
+    parallel: &ClassifierGradients<Autodiff<B>>,
+) {
     assert!(
         (whole.loss - parallel.loss).abs() <= 1e-6 * whole.loss.abs().max(1.0),
         "{} vs {}",

@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::distributed::{Communicator, ReduceOp, run_in_process};
-use dispatch_core::nn::MlpGradients;
 use dispatch_core::{Backend, DeviceOf, Result, Tensor};
+use dispatch_nn::models::classifier::ClassifierGradients;
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -90,18 +90,18 @@ fn collective_outputs_stay_on_the_input_device() {
 }
 
 /// Gradients of loss `scale`, parameter `i` filled with `scale * (i + 1)`.
-fn scaled_gradients(scale: f32) -> Result<MlpGradients<NdArray>> {
+fn scaled_gradients(scale: f32) -> Result<ClassifierGradients<NdArray>> {
     let filled = |index: usize, dims: &[usize]| {
         Tensor::<NdArray>::from_vec(vec![scale * (index + 1) as f32; dims.iter().product()], dims, &NdArrayDevice)
     };
     let tensors = [filled(0, &[2, 3])?, filled(1, &[3])?, filled(2, &[3, 2])?, filled(3, &[2])?];
-    Ok(MlpGradients::from_tensors(f64::from(scale), tensors))
+    Ok(ClassifierGradients::from_tensors(f64::from(scale), tensors))
 }
 
 /// The loss, and every gradient's values and dims.
 type HostGradients = (f64, Vec<(Vec<f32>, Vec<usize>)>);
 
-fn host_values(gradients: &MlpGradients<NdArray>) -> Result<HostGradients> {
+fn host_values(gradients: &ClassifierGradients<NdArray>) -> Result<HostGradients> {
     let tensors =
         gradients.tensors().iter().map(|tensor| Ok((tensor.to_vec()?, tensor.dims()))).collect::<Result<_>>()?;
     Ok((gradients.loss, tensors))

@@ -4,19 +4,18 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::backend::{Backend, HostTensor};
-use crate::distributed::collective::{Collective, ReduceOp, split_range};
-use crate::distributed::host_op::CollectiveOp;
+use crate::backend::HostTensor;
+use crate::distributed::collective::{Collective, split_range};
 use crate::distributed::in_process::InProcessEngine;
 #[cfg(feature = "mpi")]
 use crate::distributed::mpi::MpiEngine;
 use crate::error::Result;
 use crate::shape::Shape;
-use crate::tensor::Tensor;
 
 /// One rank's handle on its group: its index, the group's size, and the collectives.
 ///
-/// Tensor collectives go through [`Tensor::host_op`], so under an autodiff backend they are differentiable:
+/// Tensor collectives (in `host_op.rs`) go through [`Tensor::host_op`](crate::Tensor::host_op), so under an
+/// autodiff backend they are differentiable:
 /// their backward is itself a collective, run during `backward()`, so every rank must call `backward()` on
 /// graphs of the same structure.
 #[derive(Clone)]
@@ -73,40 +72,10 @@ impl Communicator {
         split_range(len, self.world_size(), self.rank())
     }
 
-    // ---- tensor collectives -------------------------------------------------------------------------------------
-
-    /// Every rank gets the sum (or mean) of every rank's tensor. Backward: the gradient is all-reduced with the
-    /// same op.
-    pub fn all_reduce<B: Backend>(&self, tensor: &Tensor<B>, op: ReduceOp) -> Result<Tensor<B>> {
-        self.tensor_collective(tensor, Collective::AllReduce(op))
-    }
-
-    /// Every rank gets rank `root`'s tensor (every rank passes a tensor of the same shape). Backward: the
-    /// gradients of all ranks are summed onto the root; the others get zero.
-    pub fn broadcast<B: Backend>(&self, tensor: &Tensor<B>, root: usize) -> Result<Tensor<B>> {
-        self.tensor_collective(tensor, Collective::Broadcast { root })
-    }
-
-    /// Every rank gets the ranks' tensors concatenated along axis 0, in rank order. Backward: a reduce-scatter
-    /// (sum) of the gradients.
-    pub fn all_gather<B: Backend>(&self, tensor: &Tensor<B>) -> Result<Tensor<B>> {
-        self.tensor_collective(tensor, Collective::AllGather)
-    }
-
-    /// The sum (or mean) of every rank's tensor, split along axis 0 into equal parts; this rank gets its part.
-    /// Backward: an all-gather of the gradients (divided by the world size for `Mean`).
-    pub fn reduce_scatter<B: Backend>(&self, tensor: &Tensor<B>, op: ReduceOp) -> Result<Tensor<B>> {
-        self.tensor_collective(tensor, Collective::ReduceScatter(op))
-    }
-
     /// Returns once every rank has called it.
     pub fn barrier(&self) -> Result<()> {
         let empty = HostTensor { data: Vec::new(), shape: Shape::new([0]) };
         self.run_collective(Collective::Barrier, None, empty).map(drop)
-    }
-
-    fn tensor_collective<B: Backend>(&self, tensor: &Tensor<B>, collective: Collective) -> Result<Tensor<B>> {
-        tensor.host_op(Arc::new(CollectiveOp::new(self.clone(), collective)))
     }
 
     // ---- host memory --------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::device::{Dispatch, ParseDeviceError};
+use crate::device_name;
 use crate::distributed::in_process;
 #[cfg(feature = "mpi")]
 use crate::distributed::mpi::MpiWorld;
@@ -244,17 +245,9 @@ impl<D: Dispatch> PartialEq for DistributedDevice<D> {
 impl<D: Dispatch> Display for DistributedDevice<D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.group.engine {
-            EngineSpec::InProcess { ranks } => {
-                for (index, rank) in ranks.iter().enumerate() {
-                    if index > 0 {
-                        f.write_str(",")?;
-                    }
-                    Display::fmt(rank, f)?;
-                }
-                Ok(())
-            }
+            EngineSpec::InProcess { ranks } => device_name::write_ranks(f, ranks),
             #[cfg(feature = "mpi")]
-            EngineSpec::Mpi { local, .. } => write!(f, "{MPI_PREFIX}:{local}"),
+            EngineSpec::Mpi { local, .. } => device_name::write_qualified(f, MPI_PREFIX, local),
         }
     }
 }
@@ -292,7 +285,7 @@ impl<D: Dispatch> FromStr for DistributedDevice<D> {
             let device = first_local_device::<D>(spec)?;
             vec![device.clone(), device]
         } else {
-            spec.split(',').map(|name| name.trim().parse()).collect::<Result<Vec<_>, _>>()?
+            device_name::ranks(spec).map(str::parse).collect::<Result<Vec<_>, _>>()?
         };
         Self::in_process(ranks).map_err(|error| ParseDeviceError::invalid(spec, error.to_string()))
     }
@@ -301,16 +294,16 @@ impl<D: Dispatch> FromStr for DistributedDevice<D> {
 /// The device part of a spec of the MPI form: `mpi` (an empty part) or `mpi:<device>`. One device, so a spec
 /// with a comma is a list of in-process ranks, even if its first rank's name starts with `mpi`.
 fn mpi_form(spec: &str) -> Option<&str> {
-    let rest = spec.strip_prefix(MPI_PREFIX).filter(|_| !spec.contains(','))?;
-    if rest.is_empty() { Some(rest) } else { rest.strip_prefix(':') }
+    if device_name::lists_ranks(spec) {
+        return None;
+    }
+    if spec == MPI_PREFIX { Some("") } else { device_name::qualified(spec, MPI_PREFIX) }
 }
 
 /// Whether `spec` is, or starts, the name of a local device: one of the bare names, alone or followed by
 /// `:<device>`.
 fn names_a_local_device<D: Dispatch>(spec: &str) -> bool {
-    D::Local::names()
-        .iter()
-        .any(|name| spec.strip_prefix(name).is_some_and(|rest| rest.is_empty() || rest.starts_with(':')))
+    D::Local::names().iter().any(|name| device_name::names(spec, name))
 }
 
 fn first_local_device<D: Dispatch>(spec: &str) -> Result<D::Local, ParseDeviceError> {

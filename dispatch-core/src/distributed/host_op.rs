@@ -1,18 +1,53 @@
-//! Collectives as [`HostOp`]s, so `Autodiff` records their backward and gradients flow across ranks.
+//! Collectives as [`HostOp`]s, so `Autodiff` records their backward and gradients flow across ranks, and the
+//! tensor collectives of [`Communicator`] that run them.
 
-use crate::backend::{HostOp, HostTensor};
+use std::sync::Arc;
+
+use crate::backend::{Backend, HostOp, HostTensor};
 use crate::distributed::collective::{Collective, ReduceOp};
 use crate::distributed::communicator::Communicator;
 use crate::error::Result;
 use crate::memory;
+use crate::tensor::Tensor;
 
-pub(crate) struct CollectiveOp {
+/// The tensor collectives: each runs on the tensor's values in host memory through [`Tensor::host_op`].
+impl Communicator {
+    /// Every rank gets the sum (or mean) of every rank's tensor. Backward: the gradient is all-reduced with the
+    /// same op.
+    pub fn all_reduce<B: Backend>(&self, tensor: &Tensor<B>, op: ReduceOp) -> Result<Tensor<B>> {
+        self.tensor_collective(tensor, Collective::AllReduce(op))
+    }
+
+    /// Every rank gets rank `root`'s tensor (every rank passes a tensor of the same shape). Backward: the
+    /// gradients of all ranks are summed onto the root; the others get zero.
+    pub fn broadcast<B: Backend>(&self, tensor: &Tensor<B>, root: usize) -> Result<Tensor<B>> {
+        self.tensor_collective(tensor, Collective::Broadcast { root })
+    }
+
+    /// Every rank gets the ranks' tensors concatenated along axis 0, in rank order. Backward: a reduce-scatter
+    /// (sum) of the gradients.
+    pub fn all_gather<B: Backend>(&self, tensor: &Tensor<B>) -> Result<Tensor<B>> {
+        self.tensor_collective(tensor, Collective::AllGather)
+    }
+
+    /// The sum (or mean) of every rank's tensor, split along axis 0 into equal parts; this rank gets its part.
+    /// Backward: an all-gather of the gradients (divided by the world size for `Mean`).
+    pub fn reduce_scatter<B: Backend>(&self, tensor: &Tensor<B>, op: ReduceOp) -> Result<Tensor<B>> {
+        self.tensor_collective(tensor, Collective::ReduceScatter(op))
+    }
+
+    fn tensor_collective<B: Backend>(&self, tensor: &Tensor<B>, collective: Collective) -> Result<Tensor<B>> {
+        tensor.host_op(Arc::new(CollectiveOp::new(self.clone(), collective)))
+    }
+}
+
+struct CollectiveOp {
     communicator: Communicator,
     collective: Collective,
 }
 
 impl CollectiveOp {
-    pub(crate) fn new(communicator: Communicator, collective: Collective) -> Self {
+    fn new(communicator: Communicator, collective: Collective) -> Self {
         Self { communicator, collective }
     }
 }

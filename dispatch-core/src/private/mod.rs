@@ -13,14 +13,15 @@ pub use core::result::Result::{Err, Ok};
 pub use std::string::{String, ToString};
 pub use std::vec::Vec;
 
-pub use crate::backend::{AutodiffBackend, Backend, BaseBackend, HostOp};
+pub use crate::backend::{Backend, BaseBackend, HostOp};
 /// The backward rules `Autodiff`'s impl calls, one per op the op list marks `tracked`.
 pub use crate::backends::__autodiff_rules as autodiff_rules;
 pub use crate::backends::Autodiff;
 pub use crate::device::{AutodiffDevice, BackendDevice, DeviceOf, Dispatch, ParseDeviceError, Route};
+pub use crate::device_name;
 pub use crate::distributed::DistributedDevice;
 pub use crate::error::{Error, Result};
-pub use crate::gradients::{Gradients, TensorId};
+pub use crate::gradients::{AutodiffBackend, Gradients, TensorId};
 pub use crate::shape::Shape;
 
 /// The error of `to_device` moving a tensor that records an autodiff graph from `from` to `to`, a device of another
@@ -179,7 +180,7 @@ pub trait DeviceNames: Sized {
 #[diagnostic::do_not_recommend]
 impl<T: BackendDevice> DeviceNames for T {
     fn write_name(&self, name: &str, default: &Self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self == default { f.write_str(name) } else { write!(f, "{name}:{self}") }
+        if self == default { f.write_str(name) } else { crate::device_name::write_qualified(f, name, self) }
     }
 
     #[inline]

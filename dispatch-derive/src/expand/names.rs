@@ -7,6 +7,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
 
+use crate::device_name;
 use crate::model::{Device, Model, Role};
 
 /// The enum the impls are for, and the devices it holds.
@@ -36,7 +37,7 @@ pub fn names_array(model: &Model, named: &Named) -> TokenStream {
             Role::Autodiff => {
                 let names = bases.iter().map(|base| {
                     let base_cfg = base.cfg();
-                    let name = format!("{}:{}", device.name, base.name);
+                    let name = device_name::qualified(&device.name, &base.name);
                     quote!(#cfg #base_cfg #name,)
                 });
                 quote!(#(#names)*)
@@ -65,21 +66,13 @@ pub fn display_impl(model: &Model, named: &Named) -> TokenStream {
                 quote!(#cfg #ident::#variant(ref device) => #write,)
             }
             Role::Autodiff => {
-                let prefix = format!("{name}:");
                 let base = quote_spanned!(span=> <#field as #private::AutodiffField<#ident>>::base(device));
-                quote!(#cfg #ident::#variant(ref device) => {
-                    f.write_str(#prefix)?;
-                    ::core::fmt::Display::fmt(#base, f)
-                })
+                quote!(#cfg #ident::#variant(ref device) => #private::device_name::write_qualified(f, #name, #base),)
             }
             Role::Distributed => {
-                let prefix = format!("{name}:");
                 let cluster =
                     quote_spanned!(span=> <#field as #private::DistributedField<#ident>>::distributed(device));
-                quote!(#cfg #ident::#variant(ref device) => {
-                    f.write_str(#prefix)?;
-                    ::core::fmt::Display::fmt(#cluster, f)
-                })
+                quote!(#cfg #ident::#variant(ref device) => #private::device_name::write_qualified(f, #name, #cluster),)
             }
         }
     });
@@ -105,34 +98,32 @@ pub fn from_str_impl(model: &Model, named: &Named, names: TokenStream) -> TokenS
         let span = device.field_span();
         let body = match device.role {
             Role::Backend(_) => {
-                let prefix = format!("{name}:");
                 let default = quote_spanned!(span=> <#field as #private::DefaultDevice>::default_device());
                 let parse = quote_spanned!(span=> <#field as #private::DeviceNames>::parse_device(device));
                 quote! {
                     if input == #name {
                         return #private::Ok(#ident::#variant(#default));
                     }
-                    if let #private::Some(device) = input.strip_prefix(#prefix) {
+                    if let #private::Some(device) = #private::device_name::qualified(input, #name) {
                         return #parse.map(#ident::#variant);
                     }
                 }
             }
             Role::Autodiff => {
-                let prefix = format!("{name}:");
                 let from_base = quote_spanned!(span=> <#field as #private::AutodiffField<#ident>>::from_base);
                 quote! {
-                    if let #private::Some(base) = input.strip_prefix(#prefix) {
+                    if let #private::Some(base) = #private::device_name::qualified(input, #name) {
                         return <#base_enum as ::core::str::FromStr>::from_str(base)
                             .map(|base| #ident::#variant(#from_base(base)));
                     }
                 }
             }
             Role::Distributed => {
-                let prefix = format!("{name}:");
                 let from_distributed =
                     quote_spanned!(span=> <#field as #private::DistributedField<#ident>>::from_distributed);
                 quote! {
-                    let spec = if input == #name { #private::Some("") } else { input.strip_prefix(#prefix) };
+                    let spec =
+                        if input == #name { #private::Some("") } else { #private::device_name::qualified(input, #name) };
                     if let #private::Some(spec) = spec {
                         return <#private::DistributedDevice<#ident> as ::core::str::FromStr>::from_str(spec)
                             .map(|cluster| #ident::#variant(#from_distributed(cluster)));

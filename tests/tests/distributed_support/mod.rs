@@ -3,8 +3,8 @@
 use dispatch_core::DType;
 use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::distributed::{Rank, ReduceOp};
-use dispatch_core::nn::{Mlp, one_hot};
 use dispatch_core::{AutodiffDevice, Dispatch, DistributedDevice, Result, Tensor};
+use dispatch_nn::models::classifier::{Classifier, one_hot};
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]
 pub enum Device {
@@ -31,7 +31,7 @@ pub fn train(rank: Rank<Device>) -> Result<Vec<f64>> {
     let x = targets.matmul(&centres)?.add(&Tensor::random_normal([SAMPLES, 5], (0.0, 1.0), 2, DType::F32, device)?)?;
     let rows = rank.shard_range(SAMPLES);
     let (x, targets) = (x.narrow(0, rows.start, rows.len())?, targets.narrow(0, rows.start, rows.len())?);
-    let mut model = Mlp::<DeviceBackend>::new(5, 8, 3, 3, device)?;
+    let mut model = Classifier::<DeviceBackend>::new(5, 8, 3, 3, device)?;
     let mut losses = Vec::new();
     for _ in 0..STEPS {
         let local = model.gradients_by_autodiff(&x, &targets)?;

@@ -17,9 +17,9 @@ use std::marker::PhantomData;
 
 pub use tensor::AutodiffTensor;
 
-use crate::backend::{AutodiffBackend, Backend, BaseBackend};
+use crate::backend::{Backend, BaseBackend};
 use crate::error::{Error, Result};
-use crate::gradients::{Gradients, TensorId};
+use crate::gradients::{AutodiffBackend, Gradients, TensorId};
 
 /// A backend that records gradients, on the devices of the base backend `B` it wraps.
 ///

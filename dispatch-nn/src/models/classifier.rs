@@ -1,20 +1,16 @@
-//! A small multi-layer perceptron and what training it needs, written once against `Tensor<B>`.
+//! A small multi-layer perceptron classifier and what training it needs, written once against `Tensor<B>`: the
+//! smallest model, which the `train` example and the tests run on every backend, autodiff or not.
 //!
 //! Gradients come either from reverse-mode autodiff (backends that record gradients) or from backpropagation
 //! written by hand, so backends without autodiff train too, and the two can be checked against each other.
 
-use crate::backend::{AutodiffBackend, Backend, HostTensor};
-use crate::device::DeviceOf;
-use crate::distributed::{Collective, Communicator, ReduceOp};
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::memory;
-use crate::shape::Shape;
-use crate::tensor::Tensor;
+use dispatch_core::backend::HostTensor;
+use dispatch_core::distributed::{Collective, Communicator, ReduceOp};
+use dispatch_core::{AutodiffBackend, Backend, DType, DeviceOf, Error, Result, Shape, Tensor};
 
 /// `inputs -> hidden (ReLU) -> outputs` logits.
 #[derive(Clone, Debug)]
-pub struct Mlp<B: Backend> {
+pub struct Classifier<B: Backend> {
     /// The weights from the inputs to the hidden layer, `[inputs, hidden]`.
     pub w1: Tensor<B>,
     /// The bias of the hidden layer, `[hidden]`.
@@ -25,22 +21,22 @@ pub struct Mlp<B: Backend> {
     pub b2: Tensor<B>,
 }
 
-/// One gradient per parameter of an [`Mlp`], with the loss they were computed at.
+/// One gradient per parameter of an [`Classifier`], with the loss they were computed at.
 #[derive(Clone, Debug)]
-pub struct MlpGradients<B: Backend> {
+pub struct ClassifierGradients<B: Backend> {
     /// The mean cross-entropy of the batch, at the parameters the gradients were taken at.
     pub loss: f64,
-    /// The gradient of [`Mlp::w1`], of the same shape.
+    /// The gradient of [`Classifier::w1`], of the same shape.
     pub w1: Tensor<B>,
-    /// The gradient of [`Mlp::b1`], of the same shape.
+    /// The gradient of [`Classifier::b1`], of the same shape.
     pub b1: Tensor<B>,
-    /// The gradient of [`Mlp::w2`], of the same shape.
+    /// The gradient of [`Classifier::w2`], of the same shape.
     pub w2: Tensor<B>,
-    /// The gradient of [`Mlp::b2`], of the same shape.
+    /// The gradient of [`Classifier::b2`], of the same shape.
     pub b2: Tensor<B>,
 }
 
-impl<B: Backend> MlpGradients<B> {
+impl<B: Backend> ClassifierGradients<B> {
     /// The gradients as tensors, in parameter order (`w1, b1, w2, b2`).
     pub fn tensors(&self) -> [&Tensor<B>; 4] {
         [&self.w1, &self.b1, &self.w2, &self.b2]
@@ -63,7 +59,7 @@ impl<B: Backend> MlpGradients<B> {
     }
 }
 
-impl<B: Backend> Mlp<B> {
+impl<B: Backend> Classifier<B> {
     /// He-initialised weights and zero biases; the same seed gives the same model on every backend.
     pub fn new(
         inputs: usize,
@@ -81,7 +77,7 @@ impl<B: Backend> Mlp<B> {
         })
     }
 
-    /// The parameters in order (`w1, b1, w2, b2`), the order of [`MlpGradients::tensors`].
+    /// The parameters in order (`w1, b1, w2, b2`), the order of [`ClassifierGradients::tensors`].
     pub fn parameters(&self) -> [&Tensor<B>; 4] {
         [&self.w1, &self.b1, &self.w2, &self.b2]
     }
@@ -105,7 +101,7 @@ impl<B: Backend> Mlp<B> {
     }
 
     /// Gradients of the mean cross-entropy by backpropagation written out by hand: works on every backend.
-    pub fn gradients_by_hand(&self, x: &Tensor<B>, targets: &Tensor<B>) -> Result<MlpGradients<B>> {
+    pub fn gradients_by_hand(&self, x: &Tensor<B>, targets: &Tensor<B>) -> Result<ClassifierGradients<B>> {
         let (pre, hidden, logits) = self.forward_with_hidden(x)?;
         let log_probs = logits.log_softmax(1)?;
         let loss = nll(&log_probs, targets)?.to_scalar()?;
@@ -114,7 +110,7 @@ impl<B: Backend> Mlp<B> {
         let d_logits = log_probs.exp()?.sub(targets)?.div_scalar(batch)?;
         let d_hidden = d_logits.matmul(&self.w2.transpose()?)?;
         let d_pre = d_hidden.mask_fill(&pre.le_scalar(0.0)?, 0.0)?;
-        Ok(MlpGradients {
+        Ok(ClassifierGradients {
             loss,
             w1: x.transpose()?.matmul(&d_pre)?,
             b1: d_pre.sum_dim(0)?.reshape(self.b1.shape())?,
@@ -124,7 +120,7 @@ impl<B: Backend> Mlp<B> {
     }
 
     /// One step of plain gradient descent.
-    pub fn step(&self, gradients: &MlpGradients<B>, learning_rate: f64) -> Result<Self> {
+    pub fn step(&self, gradients: &ClassifierGradients<B>, learning_rate: f64) -> Result<Self> {
         let update = |param: &Tensor<B>, grad: &Tensor<B>| param.sub(&grad.mul_scalar(learning_rate)?);
         Ok(Self {
             w1: update(&self.w1, &gradients.w1)?,
@@ -148,9 +144,9 @@ impl<B: Backend> Mlp<B> {
     }
 }
 
-impl<B: AutodiffBackend> Mlp<B> {
+impl<B: AutodiffBackend> Classifier<B> {
     /// Gradients of the mean cross-entropy by reverse-mode autodiff.
-    pub fn gradients_by_autodiff(&self, x: &Tensor<B>, targets: &Tensor<B>) -> Result<MlpGradients<B>> {
+    pub fn gradients_by_autodiff(&self, x: &Tensor<B>, targets: &Tensor<B>) -> Result<ClassifierGradients<B>> {
         let tracked = Self {
             w1: self.w1.require_grad()?,
             b1: self.b1.require_grad()?,
@@ -162,7 +158,7 @@ impl<B: AutodiffBackend> Mlp<B> {
         let grad = |param: &Tensor<B>| {
             param.grad(&gradients).ok_or_else(|| Error::invalid("gradients_by_autodiff", "a parameter got no gradient"))
         };
-        Ok(MlpGradients {
+        Ok(ClassifierGradients {
             loss: loss.to_scalar()?,
             w1: grad(&tracked.w1)?,
             b1: grad(&tracked.b1)?,
@@ -201,7 +197,7 @@ pub fn one_hot<B: Backend>(
     }
     let shape = Shape::new([labels.len(), classes]);
     shape.check_tensor_shape("one_hot")?;
-    let mut data = memory::try_filled("one_hot", shape.num_elements(), 0.0)?;
+    let mut data = dispatch_core::memory::try_filled("one_hot", shape.num_elements(), 0.0)?;
     for (row, &label) in labels.iter().enumerate() {
         data[row * classes + label] = 1.0;
     }

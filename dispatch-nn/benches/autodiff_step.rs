@@ -17,8 +17,8 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use dispatch_core::DType;
 use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDevice};
-use dispatch_core::nn::{Mlp, MlpGradients, one_hot};
 use dispatch_core::{AutodiffBackend, Backend, Result, Tensor};
+use dispatch_nn::models::classifier::{Classifier, ClassifierGradients, one_hot};
 
 use self::candle_var::CandleVarMlp;
 use self::derived::{DeviceBackend, DeviceBase, autodiff};
@@ -50,7 +50,7 @@ impl Batch {
 /// The loss and the gradients in parameter order (`w1, b1, w2, b2`), as host values.
 type HostGradients = (f32, [Vec<f32>; 4]);
 
-fn host_gradients<B: Backend>(gradients: &MlpGradients<B>) -> Result<HostGradients> {
+fn host_gradients<B: Backend>(gradients: &ClassifierGradients<B>) -> Result<HostGradients> {
     let [w1, b1, w2, b2] = gradients.tensors();
     Ok((gradients.loss as f32, [w1.to_vec()?, b1.to_vec()?, w2.to_vec()?, b2.to_vec()?]))
 }
@@ -69,20 +69,20 @@ fn assert_close(name: &str, actual: &HostGradients, reference: &HostGradients) {
 
 /// One implementation's model and batch, on backend `B`.
 struct Setup<B: Backend> {
-    model: Mlp<B>,
+    model: Classifier<B>,
     x: Tensor<B>,
     targets: Tensor<B>,
 }
 
 impl<B: Backend> Setup<B> {
     fn new(device: &B::Device) -> Result<Self> {
-        let model = Mlp::new(INPUTS, HIDDEN, CLASSES, SEED, device)?;
+        let model = Classifier::new(INPUTS, HIDDEN, CLASSES, SEED, device)?;
         let (x, targets) = Batch::new()?.on::<B>(device)?;
         Ok(Self { model, x, targets })
     }
 
     /// Backpropagation written by hand: the reference for what a step costs without a graph.
-    fn step_by_hand(&self) -> Result<MlpGradients<B>> {
+    fn step_by_hand(&self) -> Result<ClassifierGradients<B>> {
         self.model.gradients_by_hand(&self.x, &self.targets)
     }
 
@@ -92,27 +92,27 @@ impl<B: Backend> Setup<B> {
 }
 
 impl<B: AutodiffBackend> Setup<B> {
-    fn step(&self) -> Result<MlpGradients<B>> {
+    fn step(&self) -> Result<ClassifierGradients<B>> {
         self.model.gradients_by_autodiff(&self.x, &self.targets)
     }
 
     /// The forward of a step: the parameters are tracked, so it records the graph that backward walks.
     fn forward(&self) -> Result<f64> {
         let [w1, b1, w2, b2] = self.model.parameters().map(Tensor::require_grad);
-        let tracked = Mlp { w1: w1?, b1: b1?, w2: w2?, b2: b2? };
+        let tracked = Classifier { w1: w1?, b1: b1?, w2: w2?, b2: b2? };
         tracked.loss(&self.x, &self.targets)?.to_scalar()
     }
 }
 
-fn checked<B: Backend>(name: &str, gradients: Result<MlpGradients<B>>, reference: &HostGradients) {
+fn checked<B: Backend>(name: &str, gradients: Result<ClassifierGradients<B>>, reference: &HostGradients) {
     let host = gradients.and_then(|gradients| host_gradients(&gradients)).expect("the step runs");
     assert_close(name, &host, reference);
 }
 
 fn mlp_step(c: &mut Criterion) {
     let batch = Batch::new().expect("batch");
-    // The same initial weights as `Mlp::new` draws on every backend.
-    let weights = Mlp::<NdArray>::new(INPUTS, HIDDEN, CLASSES, SEED, &NdArrayDevice).expect("model");
+    // The same initial weights as `Classifier::new` draws on every backend.
+    let weights = Classifier::<NdArray>::new(INPUTS, HIDDEN, CLASSES, SEED, &NdArrayDevice).expect("model");
     let candle_own = CandleVarMlp::new(&weights, &batch.x, &batch.labels, CLASSES).expect("candle's own model");
     let reference = candle_own.step().and_then(|step| step.to_host()).expect("candle's own step");
 

@@ -7,7 +7,7 @@
 
 use candle_core::{D, Device, Result, Tensor, Var};
 use dispatch_core::backends::NdArray;
-use dispatch_core::nn::Mlp;
+use dispatch_nn::models::classifier::Classifier;
 
 /// The loss and the gradients in parameter order (`w1, b1, w2, b2`).
 pub struct CandleGradients {
@@ -33,7 +33,7 @@ pub struct CandleVarMlp {
 
 impl CandleVarMlp {
     /// The parameters of `weights` as candle variables, and the batch as candle tensors.
-    pub fn new(weights: &Mlp<NdArray>, x: &[f32], labels: &[usize], classes: usize) -> Result<Self> {
+    pub fn new(weights: &Classifier<NdArray>, x: &[f32], labels: &[usize], classes: usize) -> Result<Self> {
         let device = Device::Cpu;
         let variable = |tensor: &dispatch_core::Tensor<NdArray>| {
             let values = tensor.to_vec().map_err(candle_core::Error::wrap)?;
