@@ -51,9 +51,17 @@ fn difference(dtype: DType, call: &Call) -> (f64, Option<String>) {
         (Outcome::Values(values), Outcome::Values(_)) => float_difference(values, expected(reference, exact), dtype),
         (Outcome::DType(_), Outcome::DType(_)) => (0.0, None),
         (tested, reference) if tested == reference => (0.0, None),
-        (tested, reference) => {
-            (0.0, Some(format!("gives {tested}, the reference {reference}: {tested:?} vs {reference:?}")))
+        (Outcome::Int { shape, values }, Outcome::Int { shape: expected_shape, values: expected })
+            if shape == expected_shape =>
+        {
+            (0.0, Some(format!("gives ints {values:?}, the reference {expected:?}")))
         }
+        (Outcome::Bool { shape, values }, Outcome::Bool { shape: expected_shape, values: expected })
+            if shape == expected_shape =>
+        {
+            (0.0, Some(format!("gives bools {values:?}, the reference {expected:?}")))
+        }
+        (tested, reference) => (0.0, Some(format!("gives {tested}, the reference {reference}"))),
     }
 }
 
