@@ -72,9 +72,9 @@ impl GroupReport {
         Self { group, checked: 0, not_checked: Vec::new(), differences: Vec::new(), largest_deviation: None }
     }
 
-    /// Notes a deviation measured in `op`, if it is the largest so far.
+    /// Notes a deviation measured in `op`, if it is the largest so far (none while every value is exact).
     pub(crate) fn measured(&mut self, op: &'static str, deviation: f64) {
-        if self.largest_deviation.is_none_or(|(largest, _)| deviation > largest) {
+        if deviation > self.largest_deviation.map_or(0.0, |(largest, _)| largest) {
             self.largest_deviation = Some((deviation, op));
         }
     }
