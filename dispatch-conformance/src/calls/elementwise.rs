@@ -3,7 +3,7 @@
 use dispatch_core::{Backend, Result};
 
 use super::Floats;
-use crate::every_op_support::Operands;
+use crate::operands::Operands;
 
 type Binary<B> = fn(&<B as Backend>::FloatTensor, &<B as Backend>::FloatTensor) -> Result<<B as Backend>::FloatTensor>;
 type Unary<B> = fn(&<B as Backend>::FloatTensor) -> Result<<B as Backend>::FloatTensor>;
@@ -11,13 +11,8 @@ type Unary<B> = fn(&<B as Backend>::FloatTensor) -> Result<<B as Backend>::Float
 /// A binary op broadcasting a column, a row (on either side) and a matrix with ties, then operands whose shapes do
 /// not broadcast and operands of two dtypes.
 fn binary<B: Backend>(o: &Operands<B>, op: Binary<B>) -> Floats<B> {
-    vec![
-        op(&o.cube, &o.column),
-        op(&o.row, &o.cube),
-        op(&o.cube, &o.partner),
-        op(&o.cube, &o.pair),
-        op(&o.cube, &o.other_dtype),
-    ]
+    let calls = [op(&o.cube, &o.column), op(&o.row, &o.cube), op(&o.cube, &o.partner), op(&o.cube, &o.pair)];
+    calls.into_iter().chain(o.mixing(|other| op(&o.cube, other))).collect()
 }
 
 /// A unary op on values in `[-1.44, 1.44]` and on wider ones (`fine`, `[-4.3, 4.7]`).

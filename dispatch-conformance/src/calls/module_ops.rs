@@ -4,7 +4,7 @@ use dispatch_core::Backend;
 use dispatch_core::backend::{Conv1dOptions, Conv2dOptions, Window2d};
 
 use super::{Floats, Ints};
-use crate::every_op_support::Operands;
+use crate::operands::Operands;
 
 /// A 2x3 window with stride 2, padding 1 and dilation 2: over a 5x6 input, 3x2 positions.
 pub const WINDOW: Window2d = Window2d { kernel: [2, 3], stride: [2, 2], padding: [1, 1], dilation: [2, 2] };
@@ -42,7 +42,7 @@ pub fn fold2d<B: Backend>(o: &Operands<B>) -> Floats<B> {
 }
 
 pub fn conv2d<B: Backend>(o: &Operands<B>) -> Floats<B> {
-    vec![
+    let calls = [
         B::conv2d(&o.image, &o.filters, CONV),
         // Stride and dilation apart, so that one taken for the other shows.
         B::conv2d(&o.image, &o.filters, Conv2dOptions { stride: [1, 1], padding: [2, 2], ..CONV }),
@@ -50,8 +50,10 @@ pub fn conv2d<B: Backend>(o: &Operands<B>) -> Floats<B> {
         // One group: 4 input channels against filters of 2.
         B::conv2d(&o.image, &o.filters, Conv2dOptions::default()),
         B::conv2d(&o.image, &o.filters, Conv2dOptions { groups: 3, ..CONV }),
-        B::cast(&o.filters, o.other).and_then(|filters| B::conv2d(&o.image, &filters, CONV)),
-    ]
+    ];
+    let mixing =
+        o.other.map(|other| B::cast(&o.filters, other).and_then(|filters| B::conv2d(&o.image, &filters, CONV)));
+    calls.into_iter().chain(mixing).collect()
 }
 
 pub fn conv1d<B: Backend>(o: &Operands<B>) -> Floats<B> {

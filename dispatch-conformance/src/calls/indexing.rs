@@ -3,7 +3,7 @@
 use dispatch_core::Backend;
 
 use super::Floats;
-use crate::every_op_support::Operands;
+use crate::operands::Operands;
 
 pub fn index_select<B: Backend>(o: &Operands<B>) -> Floats<B> {
     vec![
@@ -17,13 +17,13 @@ pub fn index_select<B: Backend>(o: &Operands<B>) -> Floats<B> {
 }
 
 pub fn select_add<B: Backend>(o: &Operands<B>) -> Floats<B> {
-    vec![
+    let calls = [
         B::select_add(&o.cube, 1, &o.picks, &o.spread),
         B::select_add(&o.cube, 1, &o.bad_picks, &o.slab),
         // `slab` has 2 entries along axis 1, `picks` 4.
         B::select_add(&o.cube, 1, &o.picks, &o.slab),
-        B::select_add(&o.other_dtype, 1, &o.picks, &o.spread),
-    ]
+    ];
+    calls.into_iter().chain(o.mixing(|other| B::select_add(other, 1, &o.picks, &o.spread))).collect()
 }
 
 pub fn gather<B: Backend>(o: &Operands<B>) -> Floats<B> {

@@ -3,7 +3,7 @@
 use dispatch_core::{Backend, Result};
 
 use super::{Bools, Floats};
-use crate::every_op_support::Operands;
+use crate::operands::Operands;
 
 type Compare<B> = fn(&<B as Backend>::FloatTensor, &<B as Backend>::FloatTensor) -> Result<<B as Backend>::BoolTensor>;
 type CompareScalar<B> = fn(&<B as Backend>::FloatTensor, f64) -> Result<<B as Backend>::BoolTensor>;
@@ -11,7 +11,8 @@ type CompareScalar<B> = fn(&<B as Backend>::FloatTensor, f64) -> Result<<B as Ba
 /// `cube` against `partner`, which ties half its entries and exceeds the rest, on either side; then shapes that do
 /// not broadcast, and two dtypes.
 fn compare<B: Backend>(o: &Operands<B>, op: Compare<B>) -> Bools<B> {
-    vec![op(&o.cube, &o.partner), op(&o.partner, &o.cube), op(&o.cube, &o.pair), op(&o.cube, &o.other_dtype)]
+    let calls = [op(&o.cube, &o.partner), op(&o.partner, &o.cube), op(&o.cube, &o.pair)];
+    calls.into_iter().chain(o.mixing(|other| op(&o.cube, other))).collect()
 }
 
 /// Against 0.4375, an entry of `cube`, and against 0.45, which `F16` and `BF16` round to other values.
@@ -68,14 +69,14 @@ pub fn ge_scalar<B: Backend>(o: &Operands<B>) -> Bools<B> {
 }
 
 pub fn mask_where<B: Backend>(o: &Operands<B>) -> Floats<B> {
-    vec![
+    let calls = [
         // A [3, 4] mask, a [2, 3, 4] and a [3, 1] branch: all three broadcast.
         B::mask_where(&o.mask, &o.cube, &o.column),
         // A [3] mask, a [2, 3] and a [2, 1, 3] branch.
         B::mask_where(&o.flag_row, &o.pair, &o.thin),
         B::mask_where(&o.flags, &o.pair, &o.row),
-        B::mask_where(&o.mask, &o.cube, &o.other_dtype),
-    ]
+    ];
+    calls.into_iter().chain(o.mixing(|other| B::mask_where(&o.mask, &o.cube, other))).collect()
 }
 
 pub fn mask_fill<B: Backend>(o: &Operands<B>) -> Floats<B> {

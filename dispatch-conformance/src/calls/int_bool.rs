@@ -1,9 +1,9 @@
 //! Int and bool tensors: arithmetic and comparisons broadcasting, conversions, and shapes that do not fit.
 
-use dispatch_core::{Backend, DType, Result, Shape};
+use dispatch_core::{Backend, Result, Shape};
 
 use super::{Bools, Floats, Ints};
-use crate::every_op_support::Operands;
+use crate::operands::Operands;
 
 type IntBinary<B> = fn(&<B as Backend>::IntTensor, &<B as Backend>::IntTensor) -> Result<<B as Backend>::IntTensor>;
 type IntCompare<B> = fn(&<B as Backend>::IntTensor, &<B as Backend>::IntTensor) -> Result<<B as Backend>::BoolTensor>;
@@ -111,7 +111,7 @@ pub fn int_reshape<B: Backend>(o: &Operands<B>) -> Ints<B> {
 
 pub fn int_to_float<B: Backend>(o: &Operands<B>) -> Floats<B> {
     let large = B::int_from_vec(vec![(1 << 24) + 1, -(1 << 53) - 1, 2049, -257], Shape::new([4]), &o.device);
-    let mut calls: Floats<B> = DType::ALL.into_iter().map(|dtype| B::int_to_float(&o.ints, dtype)).collect();
+    let mut calls: Floats<B> = o.dtypes.iter().map(|&dtype| B::int_to_float(&o.ints, dtype)).collect();
     // Values each dtype rounds its own way.
     calls.push(large.and_then(|large| B::int_to_float(&large, o.dtype)));
     calls

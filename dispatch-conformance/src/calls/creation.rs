@@ -5,7 +5,7 @@ use std::sync::Arc;
 use dispatch_core::{Backend, DType, Error, HostOp, HostTensor, Result, Shape};
 
 use super::Floats;
-use crate::every_op_support::Operands;
+use crate::operands::Operands;
 
 pub fn from_vec<B: Backend>(o: &Operands<B>) -> Floats<B> {
     vec![
@@ -56,12 +56,13 @@ pub fn to_f64_vec<B: Backend>(o: &Operands<B>) -> Vec<Result<Vec<f64>>> {
 }
 
 pub fn dtype<B: Backend>(o: &Operands<B>) -> Vec<DType> {
-    vec![B::dtype(&o.cube), B::dtype(&o.other_dtype)]
+    [B::dtype(&o.cube)].into_iter().chain(o.mixing(B::dtype)).collect()
 }
 
-/// `fine` to each other dtype: rounding to a narrower one changes the values.
+/// `fine` to each dtype the backend holds: rounding to a narrower one changes the values, casting to its own
+/// hands it back (the one call of this op that may).
 pub fn cast<B: Backend>(o: &Operands<B>) -> Floats<B> {
-    DType::ALL.into_iter().filter(|&dtype| dtype != o.dtype).map(|dtype| B::cast(&o.fine, dtype)).collect()
+    o.dtypes.iter().map(|&dtype| B::cast(&o.fine, dtype)).collect()
 }
 
 pub fn shape<B: Backend>(o: &Operands<B>) -> Vec<Shape> {

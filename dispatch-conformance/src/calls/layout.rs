@@ -3,16 +3,16 @@
 use dispatch_core::{Backend, Shape};
 
 use super::Floats;
-use crate::every_op_support::Operands;
+use crate::operands::Operands;
 
 pub fn matmul<B: Backend>(o: &Operands<B>) -> Floats<B> {
-    vec![
+    let calls = [
         B::matmul(&o.cube, &o.matrix),
         // A [2, 3] matrix times each of the batch's [3, 4] matrices.
         B::matmul(&o.pair, &o.cube),
         B::matmul(&o.cube, &o.cube),
-        B::matmul(&o.pair, &o.other_dtype),
-    ]
+    ];
+    calls.into_iter().chain(o.mixing(|other| B::matmul(&o.pair, other))).collect()
 }
 
 pub fn swap_dims<B: Backend>(o: &Operands<B>) -> Floats<B> {
@@ -35,14 +35,14 @@ pub fn narrow<B: Backend>(o: &Operands<B>) -> Floats<B> {
 
 pub fn cat<B: Backend>(o: &Operands<B>) -> Floats<B> {
     let (cube, slab) = (o.cube.clone(), o.slab.clone());
-    vec![
+    let calls = [
         B::cat(&[cube.clone(), slab.clone()], 1),
         B::cat(&[slab.clone(), cube.clone(), slab.clone()], 1),
         B::cat(&[cube.clone(), o.positive.clone()], 2),
         B::cat(&[cube.clone(), slab.clone()], 0),
         B::cat(&[], 0),
-        B::cat(&[cube, o.other_dtype.clone()], 0),
-    ]
+    ];
+    calls.into_iter().chain(o.mixing(|other| B::cat(&[cube, other.clone()], 0))).collect()
 }
 
 pub fn permute<B: Backend>(o: &Operands<B>) -> Floats<B> {

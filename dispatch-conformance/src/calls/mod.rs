@@ -1,6 +1,6 @@
 //! For each op of the op list, a function of that name that calls it on the operands in several ways: first the
 //! calls that must compute, each of them different from handing an operand back, then calls that must fail, each
-//! for a reason every backend must report as the same kind of error. The test expands the op list into a call of
+//! for a reason every backend must report as the same kind of error. The suite expands the op list into a call of
 //! each function, so an op without one here does not compile.
 
 mod comparisons;

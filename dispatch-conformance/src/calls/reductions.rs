@@ -3,7 +3,7 @@
 use dispatch_core::{Backend, Result};
 
 use super::{Floats, Ints};
-use crate::every_op_support::Operands;
+use crate::operands::Operands;
 
 type Whole<B> = fn(&<B as Backend>::FloatTensor) -> Result<<B as Backend>::FloatTensor>;
 type AlongAxis<B> = fn(&<B as Backend>::FloatTensor, usize) -> Result<<B as Backend>::FloatTensor>;
