@@ -2,6 +2,8 @@
 //! passes, and backends with one fault each, whose report names the op and the group that differ.
 
 mod conformance_support;
+#[path = "derive_support/host_backend.rs"]
+mod host_backend;
 
 use std::collections::BTreeSet;
 
@@ -16,6 +18,8 @@ use dispatch_core::backends::NdArrayDevice;
 dispatch_conformance::conformance_tests!(mod faithful, Forwarding<Faithful>, NdArrayDevice);
 // A backend of one dtype conforms: the others are not checked, and neither are mixed dtypes nor gradients (F64).
 dispatch_conformance::conformance_tests!(mod f32_alone, Forwarding<F32Alone>, NdArrayDevice);
+// The derive tests' backend of its own: `Vec<f32>` tensors and loops written by hand, not a forwarder.
+dispatch_conformance::conformance_tests!(mod host, host_backend::HostBackend, host_backend::HostDevice);
 
 /// The ops whose calls differ in `group`, and the dtypes they differ in, in the order of `DType::ALL`.
 fn differing(report: &Report, group: Group) -> (BTreeSet<&'static str>, Vec<DType>) {

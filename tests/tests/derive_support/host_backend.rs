@@ -174,8 +174,9 @@ impl Backend for HostBackend {
 
     fn full(shape: Shape, value: f64, dtype: DType, _: &HostDevice) -> Result<VecTensor> {
         only_f32("full", dtype)?;
-        shape.check_non_empty("full")?;
-        Ok(VecTensor::new(vec![value as f32; shape.num_elements()], shape))
+        shape.check_tensor_shape("full")?;
+        let data = dispatch_core::memory::try_filled("full", shape.num_elements(), value as f32)?;
+        Ok(VecTensor::new(data, shape))
     }
 
     fn to_vec(tensor: &VecTensor) -> Result<Vec<f32>> {
@@ -265,19 +266,21 @@ impl Backend for HostBackend {
 
     fn matmul(lhs: &VecTensor, rhs: &VecTensor) -> Result<VecTensor> {
         let shape = Shape::matmul(&lhs.shape, &rhs.shape)?;
-        let (l, r) = (lhs.shape.dims(), rhs.shape.dims());
+        let (l, r, out) = (lhs.shape.dims(), rhs.shape.dims(), shape.dims());
         let (m, k, n) = (l[l.len() - 2], l[l.len() - 1], r[r.len() - 1]);
-        let batches = shape.num_elements() / (m * n);
-        let mut out = vec![0.0; shape.num_elements()];
-        for b in 0..batches {
+        let batch = &out[..out.len() - 2];
+        let mut data = dispatch_core::memory::try_filled("matmul", shape.num_elements(), 0.0)?;
+        for b in 0..batch.iter().product() {
+            // Each operand's own batch, numpy's broadcasting of the dimensions in front.
+            let (lb, rb) = (broadcast_batch(b, batch, &l[..l.len() - 2]), broadcast_batch(b, batch, &r[..r.len() - 2]));
             for i in 0..m {
                 for j in 0..n {
-                    out[(b * m + i) * n + j] =
-                        (0..k).map(|p| lhs.data[(b * m + i) * k + p] * rhs.data[(b * k + p) * n + j]).sum();
+                    data[(b * m + i) * n + j] =
+                        (0..k).map(|p| lhs.data[(lb * m + i) * k + p] * rhs.data[(rb * k + p) * n + j]).sum();
                 }
             }
         }
-        Ok(VecTensor::new(out, shape))
+        Ok(VecTensor::new(data, shape))
     }
 
     fn swap_dims(tensor: &VecTensor, dim0: usize, dim1: usize) -> Result<VecTensor> {
@@ -406,3 +409,22 @@ impl Backend for HostBackend {
 
 /// Opting in: `Autodiff<HostBackend>` records gradients on top of it.
 impl BaseBackend for HostBackend {}
+
+/// The batch of an operand with batch dimensions `own` that output batch `index` (of `batch`) reads: dimensions
+/// of size 1 stretch, missing ones are added in front.
+fn broadcast_batch(mut index: usize, batch: &[usize], own: &[usize]) -> usize {
+    let offset = batch.len() - own.len();
+    let (mut source, mut stride) = (0, 1);
+    for (position, &size) in batch.iter().enumerate().rev() {
+        let coordinate = index % size.max(1);
+        index /= size.max(1);
+        if position >= offset {
+            let dim = own[position - offset];
+            if dim != 1 {
+                source += coordinate * stride;
+            }
+            stride *= dim;
+        }
+    }
+    source
+}
