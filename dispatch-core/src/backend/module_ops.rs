@@ -408,7 +408,8 @@ fn window_maxima<B: Backend, T: HostFloat, O>(
     output_shape.check_tensor_shape(op)?;
     let values = T::read::<B>(input)?;
     let mut outputs = memory::try_vec(op, output_shape.num_elements())?;
-    for plane in values.chunks(h * w).take(n * c) {
+    // By index, not `chunks`: an empty plane (h or w 0, padded to a window) would make `chunks` panic.
+    for plane in (0..n * c).map(|plane| &values[plane * h * w..][..h * w]) {
         for y in 0..oh {
             for x in 0..ow {
                 let mut best: Option<(usize, T)> = None;
