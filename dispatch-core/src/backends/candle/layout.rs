@@ -29,8 +29,9 @@ pub(super) fn reshape(tensor: &Tensor, shape: &Shape) -> Result<Tensor> {
 pub(super) fn narrow(tensor: &Tensor, axis: usize, start: usize, len: usize) -> Result<Tensor> {
     let shape = shape_of(tensor);
     shape.check_narrow(axis, start, len)?;
-    if tensor.elem_count() == 0 {
-        // candle's view of an empty tensor at `start > 0` begins past the end of its storage: reading it panics.
+    if tensor.elem_count() == 0 || len == 0 {
+        // candle's empty view at an offset panics when read or concatenated (past the end of an empty storage, or
+        // copied from as if it had rows): an empty result is made fresh.
         return filled("narrow", &shape.with_dim("narrow", axis, len)?, 0.0, dtype_of(tensor), tensor.device());
     }
     tensor.narrow(axis, start, len).or_backend("narrow")
