@@ -204,6 +204,10 @@ impl Backend for Candle {
     /// the default. The room for candle's unfolded input and the output is checked first.
     fn conv2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
         let geometry = module_ops::conv2d_geometry(&shape_of(input), &shape_of(weight), &options)?;
+        // candle's kernel panics on an empty batch; nothing to compute goes through the default.
+        if geometry.columns == 0 {
+            return module_ops::conv2d::<Self>(input, weight, options);
+        }
         let same = |pair: [usize; 2]| (pair[0] == pair[1]).then_some(pair[0]);
         let (Some(stride), Some(padding), Some(dilation)) =
             (same(options.stride), same(options.padding), same(options.dilation))
