@@ -203,6 +203,9 @@ impl Backend for Candle {
     /// candle's own kernel where stride, padding and dilation are the same on both sides (as it takes them), else
     /// the default. The room for candle's unfolded input and the output is checked first.
     fn conv2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
+        // Devices and dtypes first, as the default checks them: operands that mix dtypes and do not fit are the
+        // same error on every backend.
+        check_operands("conv2d", [input, weight])?;
         let geometry = module_ops::conv2d_geometry(&shape_of(input), &shape_of(weight), &options)?;
         // candle's kernel panics on an empty batch; nothing to compute goes through the default.
         if geometry.columns == 0 {
@@ -214,7 +217,6 @@ impl Backend for Candle {
         else {
             return module_ops::conv2d::<Self>(input, weight, options);
         };
-        check_operands("conv2d", [input, weight])?;
         if let Some(output) =
             layout::bf16_through_f32("conv2d", [input, weight], |[input, weight]| Self::conv2d(input, weight, options))
         {
