@@ -100,8 +100,9 @@ pub fn conv1d(input: &Floats, weight: &Floats, options: &Conv2dOptions) -> Outco
     };
     let lifted = |floats: &Floats, dims| Floats::new(dims, floats.values.clone(), floats.dtype);
     let output = conv2d(&lifted(input, input_dims), &lifted(weight, weight_dims), &options)?;
-    let [n, o, _, length] = output.dims[..] else { unreachable!("conv2d gives rank 4") };
-    Ok(Floats::new(vec![n, o, length], output.values, output.dtype))
+    // The height-1 axis of conv2d's `[n, o, 1, length]` goes.
+    let dims = [&output.dims[..2], &output.dims[3..]].concat();
+    Ok(Floats::new(dims, output.values, output.dtype))
 }
 
 /// The adjoint of `conv2d` by its input: each input pixel times each tap of its filters, added where that tap of
