@@ -207,8 +207,11 @@ impl Backend for Candle {
         // same error on every backend.
         check_operands("conv2d", [input, weight])?;
         let geometry = module_ops::conv2d_geometry(&shape_of(input), &shape_of(weight), &options)?;
-        // candle's kernel panics on an empty batch; nothing to compute goes through the default.
-        if geometry.columns == 0 {
+        // candle's kernel panics on an empty batch; nothing to compute goes through the default. So does an input
+        // whose channels, height and width are equal: candle 0.9.2's tiled kernel then takes its row-major strides
+        // for the channels-last layout it wants (they coincide) and computes wrong values.
+        let dims = input.dims();
+        if geometry.columns == 0 || dims[1] == dims[2] && dims[2] == dims[3] {
             return module_ops::conv2d::<Self>(input, weight, options);
         }
         let same = |pair: [usize; 2]| (pair[0] == pair[1]).then_some(pair[0]);
