@@ -142,12 +142,12 @@ fn check(program: &Program) {
     check_gradients_agree(&expected, &answers[2], &answers[3]);
 }
 
-/// The two autodiff backends' gradients agree with each other to the program's tolerance, as well as each with
-/// the reference.
+/// The two autodiff backends' gradients agree with each other: to twice the program's tolerance, since each may be
+/// that far from the reference on either side.
 fn check_gradients_agree(expected: &Expected, a: &Answer, b: &Answer) {
     if let (Some(x), Some(y)) = (&a.gradient, &b.gradient) {
         for (index, (&u, &v)) in x.iter().zip(y).enumerate() {
-            let agree = dispatch_tests::close_f64(u, v, expected.tolerance);
+            let agree = dispatch_tests::close_f64(u, v, 2.0 * expected.tolerance);
             assert!(agree, "{} and {} gradients, element {index}: {u} vs {v}", a.name, b.name);
         }
     }
@@ -166,7 +166,7 @@ fn program() -> impl Strategy<Value = Program> {
 }
 
 proptest! {
-    #![proptest_config(dispatch_tests::proptest_config(4000, "proptest-regressions/cross_backend.txt"))]
+    #![proptest_config(dispatch_tests::proptest_config(3000, "proptest-regressions/cross_backend.txt"))]
 
     #[test]
     fn every_backend_computes_what_the_reference_computes(program in program()) {
@@ -329,6 +329,13 @@ fn programs_that_once_failed_pass_everywhere() {
         ),
         // max_pool2d: an empty width padded to a window made `chunks(0)` panic.
         program_of(&[0, 2, 1, 0], f32, vec![Step::MaxPool2d(Window2d::new([1, 2]).padding([0, 1]))]),
+        // candle: its tiled conv2d took a row-major input whose channels, height and width are equal for the
+        // channels-last one it wants (the strides coincide), and gave wrong values.
+        program_of(
+            &[1, 2, 2, 2],
+            f32,
+            vec![Step::Conv2d { weight: grid(&[1, 2, 2, 1], 8, f32), options: options(1, 2) }],
+        ),
         // candle: its conv2d kernel panicked on an empty batch with groups.
         program_of(
             &[0, 2, 2, 1],

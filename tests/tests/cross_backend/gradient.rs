@@ -18,13 +18,15 @@ pub fn input_gradient(steps: &[Step], trace: &Trace, weights: &[f64]) -> Option<
 }
 
 /// The gradient by every value of the trace the output depends on differentiably, from the output's back to the
-/// input's (zeros where the graph is cut).
+/// input's (zeros where the graph is cut): `all[r]` is the gradient by `trace.values[len - 1 - r]`.
 pub fn gradients(steps: &[Step], trace: &Trace, weights: &[f64]) -> Option<Vec<Vec<f64>>> {
     let Some(Value::Float(_)) = trace.last() else { return None };
     let mut all = vec![weights.to_vec()];
     for (k, step) in steps.iter().enumerate().take(trace.values.len() - 1).rev() {
         let next = match &trace.values[k] {
-            Value::Float(floats) => vjp(step, floats, &trace.operands[k], all.last().expect("one at least")),
+            Value::Float(floats) => {
+                vjp(step, floats, &trace.values[k + 1], &trace.operands[k], all.last().expect("one at least"))
+            }
             _ => None,
         };
         match next {
@@ -38,13 +40,20 @@ pub fn gradients(steps: &[Step], trace: &Trace, weights: &[f64]) -> Option<Vec<V
     Some(all)
 }
 
-/// The gradient by `input` of `Σ g ⊙ step(input)`; `None` where the step cuts the graph.
-fn vjp(step: &Step, input: &Floats, operands: &Operands, g: &[f64]) -> Option<Vec<f64>> {
+/// The gradient by `input` of `Σ g ⊙ step(input)` (`output` is what the step gave); `None` where the step cuts the
+/// graph.
+pub fn vjp(step: &Step, input: &Floats, output: &Value, operands: &Operands, g: &[f64]) -> Option<Vec<f64>> {
     let elementwise = |derivative: &dyn Fn(f64) -> f64| -> Option<Vec<f64>> {
         Some(input.values.iter().zip(g).map(|(&x, &g)| g * derivative(x)).collect())
     };
     let s = |scalar: f64| round_to(input.dtype, scalar);
     match step {
+        // `Autodiff` documents that it keeps the output of the functions whose derivative is a function of it, and
+        // computes that derivative from the output as held in the dtype: so does the reference.
+        Step::Unary(op @ (Unary::Exp | Unary::Sigmoid | Unary::Tanh | Unary::Sqrt | Unary::Recip)) => {
+            let Value::Float(y) = output else { unreachable!("a float function gives floats") };
+            Some(y.values.iter().zip(g).map(|(&y, &g)| g * derivative_of_output(*op, y)).collect())
+        }
         Step::Unary(op) if *op != Unary::Neg => elementwise(&|x| derivative(*op, x)),
         Step::Scalar { op: Scalar::Powf, scalar } => elementwise(&|x| s(*scalar) * x.powf(s(*scalar) - 1.0)),
         // Documented as not differentiable: the graph is cut there (no gradient, not a zero times the derivatives
@@ -101,6 +110,18 @@ pub fn derivative(op: Unary, x: f64) -> f64 {
         Unary::Erf => 2.0 / std::f64::consts::PI.sqrt() * (-x * x).exp(),
         Unary::Gelu => 0.5 * (1.0 + erf(x / std::f64::consts::SQRT_2)) + x * gaussian,
         Unary::Silu => sigmoid * (1.0 + x * (1.0 - sigmoid)),
+    }
+}
+
+/// The derivative of `op` as a function of its output `y`.
+fn derivative_of_output(op: Unary, y: f64) -> f64 {
+    match op {
+        Unary::Exp => y,
+        Unary::Sigmoid => y * (1.0 - y),
+        Unary::Tanh => 1.0 - y * y,
+        Unary::Sqrt => 0.5 / y,
+        Unary::Recip => -y * y,
+        other => panic!("{other:?} is differentiated by its input"),
     }
 }
 
@@ -169,9 +190,24 @@ fn lane_gradient(op: ReduceDim, input: &Floats, axis: usize, g: &[f64]) -> Vec<f
     unlanes(&input.dims, axis, &gradients)
 }
 
-/// The gradient of a step affine in the current tensor: `Σ_j g_j (f(e_i) - f(0))_j` for each input position `i`.
-/// Only entries that depend on `i` enter the sum, so a NaN in `g` reaches only the inputs it depends on.
-fn affine_vjp(step: &Step, input: &Floats, operands: &Operands, g: &[f64]) -> Vec<f64> {
+/// Whether `vjp` differentiates the step by probing it: the steps affine in the current tensor.
+pub fn is_affine(step: &Step) -> bool {
+    match step {
+        Step::Unary(op) => *op == Unary::Neg,
+        Step::Scalar { op, .. } => matches!(op, Scalar::Add | Scalar::Mul),
+        Step::Binary { op, .. } => !matches!(op, Binary::Maximum | Binary::Minimum),
+        Step::Reduce(op) => matches!(op, Reduce::Sum | Reduce::Mean),
+        Step::ReduceDim(op, _) => matches!(op, ReduceDim::Sum | ReduceDim::Mean),
+        Step::Clamp { .. } | Step::MaxPool2d(_) | Step::Cast(_) | Step::HostOp | Step::ToDevice | Step::ThroughHost => {
+            false
+        }
+        _ => true,
+    }
+}
+
+/// The Jacobian of a step affine in the current tensor, by input position: the output positions that depend on it
+/// and how much, `f(e_i) - f(0)`.
+pub fn affine_columns(step: &Step, input: &Floats, operands: &Operands) -> Vec<Vec<(usize, f64)>> {
     let probe = |values: Vec<f64>| match apply(step, &Value::Float(Floats { values, ..input.clone() }), operands) {
         Ok(Value::Float(output)) => output.values,
         other => panic!("{step:?} ran on the input but gives {other:?} on a probe"),
@@ -183,7 +219,14 @@ fn affine_vjp(step: &Step, input: &Floats, operands: &Operands, g: &[f64]) -> Ve
             let mut unit = vec![0.0; n];
             unit[i] = 1.0;
             let column = probe(unit);
-            column.iter().zip(&base).zip(g).filter(|((c, b), _)| c != b).map(|((c, b), g)| (c - b) * g).sum()
+            column.iter().zip(&base).enumerate().filter(|(_, (c, b))| c != b).map(|(j, (c, b))| (j, c - b)).collect()
         })
         .collect()
+}
+
+/// The gradient of a step affine in the current tensor: `Σ_j g_j (f(e_i) - f(0))_j` for each input position `i`.
+/// Only entries that depend on `i` enter the sum, so a NaN in `g` reaches only the inputs it depends on.
+fn affine_vjp(step: &Step, input: &Floats, operands: &Operands, g: &[f64]) -> Vec<f64> {
+    let columns = affine_columns(step, input, operands);
+    columns.iter().map(|column| column.iter().map(|&(j, c)| c * g[j]).sum()).collect()
 }

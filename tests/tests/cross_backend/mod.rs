@@ -5,6 +5,7 @@ pub mod check;
 pub mod draw;
 pub mod error_bound;
 pub mod gradient;
+pub mod gradient_error;
 pub mod interpret;
 pub mod plan;
 pub mod program;
