@@ -1,410 +1,363 @@
-//! Every backend computes the same thing: random small op programs (element-wise ops and functions with
-//! broadcasting, matmul, layout ops, reductions, extremes and variance), in every float dtype, run on each base
-//! backend and on `Autodiff` over it, and must agree to the dtype's tolerance (`dispatch_tests::agreement`).
-//! `Autodiff<B>` must also match `B` bit for bit (it calls `B`'s ops), and the gradients of the autodiff backends
-//! must agree with each other.
+//! Every backend computes what the op table documents: random programs over every op family (element-wise and
+//! scalar ops, functions, comparisons and masks, reductions, layout, broadcast-batch matmul, indexing, convolution
+//! and pooling, casts, int and bool ops), on shapes of rank 1 to 4 with empty dims now and then (and rank 0, which
+//! no backend accepts), in every dtype. Each program runs on candle, ndarray, `Autodiff` over each and every
+//! variant of a derived enum, and is checked against a reference interpreter written here in naive `f64` loops
+//! (`cross_backend/reference`), not against any backend: its values to the tolerance of the program's dtype, its
+//! errors by kind, and, under `Autodiff`, the gradient of the input, NaN only where the reference has NaN.
+//! The enum's variants must match the backend they run on bit for bit, and so must `Autodiff<B>` but for the ops it
+//! composes (see `composed_under_autodiff`).
 
-use dispatch_core::backends::Autodiff;
-use dispatch_core::{AutodiffBackend, Backend, BaseBackend, DType, Result, Tensor};
-use dispatch_tests::assert_close_f64;
+#[path = "cross_backend/mod.rs"]
+mod support;
+
+use std::collections::BTreeSet;
+
+use dispatch_core::backend::{Conv2dOptions, OPS, Window2d};
+use dispatch_core::backends::{Autodiff, Candle, NdArray};
+use dispatch_core::{AutodiffBackend, Backend, DType, Tensor};
+use dispatch_tests::every_variant::{Device, DeviceBackend, every_device};
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use support::check::{Expected, check_gradient, check_output, expect};
+use support::draw::RawStep;
+use support::interpret::Trace;
+use support::plan::plan;
+use support::program::{Fill, FloatOperand, Program, Scalar, Step, Unary};
+use support::run::{Output, run, run_with_gradient};
+use support::values::{ErrorKind, Value};
 
-/// Every base backend under test, one line each: its output and the gradient of `Autodiff` over it.
-fn evaluate_on_every_backend(program: &Program) -> Vec<(String, Evaluation)> {
-    vec![
-        evaluate::<dispatch_core::backends::NdArray>(program, &Default::default()),
-        evaluate::<dispatch_core::backends::Candle>(program, &Default::default()),
-    ]
+/// One backend's answer to a program.
+struct Answer {
+    name: String,
+    output: dispatch_core::Result<Output>,
+    /// Whether the backend records gradients (and `gradient` is the input's, for a float output).
+    records_gradients: bool,
+    gradient: Option<Vec<f64>>,
 }
 
-// ---- programs ---------------------------------------------------------------------------------------------------
-
-/// An op applied to the current tensor, with everything it needs; valid for the shape it was planned for.
-#[derive(Clone, Debug)]
-enum Op {
-    /// `current (op) other`, or `other (op) current` when `other_first`; `other` may broadcast either way.
-    Binary {
-        kind: BinaryKind,
-        other: Vec<usize>,
-        other_first: bool,
-        seed: u64,
-    },
-    AddScalar(f64),
-    MulScalar(f64),
-    Neg,
-    Relu,
-    Sigmoid,
-    Tanh,
-    /// `exp(tanh(x))`: bounded, so long programs cannot overflow.
-    BoundedExp,
-    /// `log(x² + 1)`: defined everywhere.
-    SoftLog,
-    /// `(sigmoid(x) + 0.5)^p`: a base in (0.5, 1.5), positive for fractional exponents and bounded when repeated.
-    Power(f64),
-    Matmul {
-        other: Vec<usize>,
-        seed: u64,
-    },
-    SwapDims(usize, usize),
-    Reshape(Vec<usize>),
-    Narrow {
-        axis: usize,
-        start: usize,
-        len: usize,
-    },
-    /// Concatenation with a random tensor along `axis`, before or after the current one.
-    Cat {
-        axis: usize,
-        other_len: usize,
-        other_first: bool,
-        seed: u64,
-    },
-    Sum,
-    Mean,
-    SumDim(usize),
-    MeanDim(usize),
-    LogSoftmax(usize),
-    Sin,
-    Erf,
-    Gelu,
-    Silu,
-    /// `sqrt(x² + 1)`: defined everywhere.
-    SoftSqrt,
-    /// `maximum(current, other)`, `other` broadcasting.
-    Maximum {
-        other: Vec<usize>,
-        seed: u64,
-    },
-    /// The axes in reverse order.
-    ReversePermute,
-    Flip(usize),
-    MaxDim(usize),
-    /// The unbiased variance along an axis of 2 or more entries.
-    VarDim(usize),
+fn answer<B: Backend>(program: &Program, device: &B::Device, name: &str) -> Answer {
+    let output = run::<B>(program, device);
+    Answer { name: name.to_string(), output, records_gradients: false, gradient: None }
 }
 
-#[derive(Clone, Copy, Debug)]
-enum BinaryKind {
-    Add,
-    Sub,
-    Mul,
-    /// Always `current / other`, with `other` in [0.5, 2): dividing by the program's values could divide by ~0.
-    Div,
+fn answer_with_gradient<B: AutodiffBackend>(program: &Program, device: &B::Device, name: &str) -> Answer {
+    let (output, gradient) = match run_with_gradient::<B>(program, device) {
+        Ok((output, gradient)) => (Ok(output), gradient),
+        Err(error) => (Err(error), None),
+    };
+    Answer { name: name.to_string(), output, records_gradients: true, gradient }
 }
 
-/// A starting shape and the ops applied to a seeded tensor of it, every tensor in `dtype`.
-#[derive(Clone, Debug)]
-struct Program {
-    input: Vec<usize>,
-    ops: Vec<Op>,
-    dtype: DType,
-}
-
-/// Raw randomness for one op: `plan` turns it into an op valid for the shape it meets.
-type RawOp = (u8, u8, u8, u64);
-
-/// Turns raw draws into a valid program, tracking the shape as it goes.
-fn plan(input: Vec<usize>, raw_ops: &[RawOp]) -> Program {
-    let mut shape = input.clone();
-    let mut ops = Vec::new();
-    for &(kind, a, b, seed) in raw_ops {
-        let (a, b) = (usize::from(a), usize::from(b));
-        let rank = shape.len();
-        let axis = a % rank;
-        let op = match kind % 28 {
-            0..=3 => {
-                let kind = [BinaryKind::Add, BinaryKind::Sub, BinaryKind::Mul, BinaryKind::Div][usize::from(kind % 4)];
-                let other = broadcast_partner(&shape, b);
-                Op::Binary { kind, other, other_first: a % 2 == 1 && !matches!(kind, BinaryKind::Div), seed }
-            }
-            4 => Op::AddScalar(a as f64 / 64.0 - 2.0),
-            5 => Op::MulScalar(a as f64 / 64.0 - 2.0),
-            6 => Op::Neg,
-            7 => Op::Relu,
-            8 => Op::Sigmoid,
-            9 => Op::Tanh,
-            10 => Op::BoundedExp,
-            11 => Op::SoftLog,
-            12 => Op::Power([0.5, 2.0, -1.0, 1.5][a % 4]),
-            13 if rank >= 2 => {
-                let mut other = shape.clone();
-                other[rank - 2] = shape[rank - 1];
-                other[rank - 1] = 1 + b % 4;
-                Op::Matmul { other, seed }
-            }
-            // A vector becomes a row, so the next matmul has a matrix to work on.
-            13 => Op::Reshape(vec![1, shape[0]]),
-            14 if rank >= 2 => Op::SwapDims(axis, (axis + 1 + b % (rank - 1)) % rank),
-            14 | 15 => Op::Reshape(reshape_target(&shape, b)),
-            16 => {
-                let len = 1 + b % shape[axis];
-                Op::Narrow { axis, start: (a / rank) % (shape[axis] - len + 1), len }
-            }
-            17 if shape[axis] <= 4 => Op::Cat { axis, other_len: 1 + b % 2, other_first: a % 2 == 0, seed },
-            17 => Op::Narrow { axis, start: 0, len: 2 },
-            18 => match b % 4 {
-                0 => Op::Sum,
-                1 => Op::Mean,
-                2 => Op::SumDim(axis),
-                _ => Op::MeanDim(axis),
-            },
-            19 => Op::LogSoftmax(axis),
-            20 => Op::Sin,
-            21 => Op::Erf,
-            22 => Op::Gelu,
-            23 => Op::Silu,
-            24 => Op::SoftSqrt,
-            25 => Op::Maximum { other: broadcast_partner(&shape, b), seed },
-            26 if rank >= 2 && b % 2 == 0 => Op::ReversePermute,
-            26 => Op::Flip(axis),
-            _ if shape[axis] >= 2 && b % 2 == 0 => Op::VarDim(axis),
-            _ => Op::MaxDim(axis),
-        };
-        shape = output_shape(&shape, &op);
-        ops.push(op);
+/// The answers of candle, ndarray, `Autodiff` over each, and each variant of the derived enum, in that order.
+fn answers(program: &Program) -> Vec<Answer> {
+    let mut answers = vec![
+        answer::<Candle>(program, &Default::default(), "candle"),
+        answer::<NdArray>(program, &Default::default(), "ndarray"),
+        answer_with_gradient::<Autodiff<Candle>>(program, &Default::default(), "autodiff(candle)"),
+        answer_with_gradient::<Autodiff<NdArray>>(program, &Default::default(), "autodiff(ndarray)"),
+    ];
+    for device in every_device() {
+        let name = format!("enum {device:?}");
+        answers.push(match device {
+            Device::Autodiff(_) => answer_with_gradient::<DeviceBackend>(program, &device, &name),
+            _ => answer::<DeviceBackend>(program, &device, &name),
+        });
     }
-    Program { input, ops, dtype: DType::F32 }
+    answers
 }
 
-/// A shape that broadcasts with `shape`: itself, its last row, a column, a scalar, one with a size-1 first axis,
-/// or a larger shape `shape` broadcasts up to.
-fn broadcast_partner(shape: &[usize], choice: usize) -> Vec<usize> {
-    let rank = shape.len();
-    match choice % 6 {
-        0 => shape.to_vec(),
-        1 => vec![shape[rank - 1]],
-        2 if rank >= 2 => [&shape[..rank - 1], &[1]].concat(),
-        3 => vec![1],
-        4 if rank < 3 => [&[2], shape].concat(),
-        _ => [&[1], &shape[1..]].concat(),
-    }
+/// FINDING (reported to the lead): `Autodiff<B>` says its values are bit-identical to `B`'s, but it leaves these ops
+/// to their defaults, composed from its other ops, where candle or ndarray have a kernel of their own: conv2d on
+/// candle differs in the last bit (e.g. 1.7644625902175903 vs 1.7644627094268799 in F32). Programs with one of them
+/// hold `Autodiff<B>` to the reference's tolerance only, like every backend.
+fn composed_under_autodiff(program: &Program) -> bool {
+    const COMPOSED: [&str; 17] = [
+        "adaptive_avg_pool2d",
+        "avg_pool2d",
+        "conv1d",
+        "conv2d",
+        "conv_transpose2d",
+        "embedding",
+        "expand",
+        "max",
+        "min",
+        "prod",
+        "repeat",
+        "slice_assign",
+        "softmax",
+        "squeeze",
+        "stack",
+        "unsqueeze",
+        "var_dim",
+    ];
+    program.steps.iter().flat_map(|step| step.table_ops()).any(|op| COMPOSED.contains(&op))
 }
 
-fn reshape_target(shape: &[usize], choice: usize) -> Vec<usize> {
-    let count: usize = shape.iter().product();
-    match choice % 3 {
-        0 => vec![count],
-        1 if shape.len() < 3 => [&[1], shape].concat(),
-        _ => shape.iter().rev().copied().collect(),
-    }
-}
-
-fn output_shape(shape: &[usize], op: &Op) -> Vec<usize> {
-    let rank = shape.len();
-    match op {
-        Op::Binary { other, .. } => {
-            let rank = rank.max(other.len());
-            let dim = |dims: &[usize], i: usize| if i < rank - dims.len() { 1 } else { dims[i - (rank - dims.len())] };
-            (0..rank).map(|i| dim(shape, i).max(dim(other, i))).collect()
-        }
-        Op::Matmul { other, .. } => [&shape[..rank - 1], &other[rank - 1..]].concat(),
-        Op::SwapDims(a, b) => {
-            let mut swapped = shape.to_vec();
-            swapped.swap(*a, *b);
-            swapped
-        }
-        Op::Reshape(target) => target.clone(),
-        Op::Narrow { axis, len, .. } => with_dim(shape, *axis, *len),
-        Op::Cat { axis, other_len, .. } => with_dim(shape, *axis, shape[*axis] + other_len),
-        Op::Sum | Op::Mean => vec![1],
-        Op::SumDim(axis) | Op::MeanDim(axis) | Op::MaxDim(axis) | Op::VarDim(axis) => with_dim(shape, *axis, 1),
-        Op::Maximum { other, .. } => output_shape(
-            shape,
-            &Op::Binary { kind: BinaryKind::Add, other: other.clone(), other_first: false, seed: 0 },
-        ),
-        Op::ReversePermute => shape.iter().rev().copied().collect(),
-        _ => shape.to_vec(),
-    }
-}
-
-fn with_dim(shape: &[usize], axis: usize, size: usize) -> Vec<usize> {
-    let mut dims = shape.to_vec();
-    dims[axis] = size;
-    dims
-}
-
-// ---- running a program on a backend -----------------------------------------------------------------------------
-
-/// Seeded uniform samples (the same on every backend), in `dtype`.
-fn random<B: Backend>(
-    dims: &[usize],
-    (low, high): (f64, f64),
-    seed: u64,
-    dtype: DType,
-    device: &B::Device,
-) -> Result<Tensor<B>> {
-    Tensor::random_uniform(dims, (low, high), seed, dtype, device)
-}
-
-fn run<B: Backend>(program: &Program, input: &Tensor<B>) -> Result<Tensor<B>> {
-    let (device, dtype) = (input.device(), program.dtype);
-    let mut current = input.clone();
-    for op in &program.ops {
-        current = match op {
-            Op::Binary { kind, other, other_first, seed } => {
-                let (low, high) = if matches!(kind, BinaryKind::Div) { (0.5, 2.0) } else { (-1.0, 1.0) };
-                let other = random(other, (low, high), *seed, dtype, &device)?;
-                let (lhs, rhs) = if *other_first { (&other, &current) } else { (&current, &other) };
-                match kind {
-                    BinaryKind::Add => lhs.add(rhs)?,
-                    BinaryKind::Sub => lhs.sub(rhs)?,
-                    BinaryKind::Mul => lhs.mul(rhs)?,
-                    BinaryKind::Div => lhs.div(rhs)?,
-                }
-            }
-            Op::AddScalar(scalar) => current.add_scalar(*scalar)?,
-            Op::MulScalar(scalar) => current.mul_scalar(*scalar)?,
-            Op::Neg => current.neg()?,
-            Op::Relu => current.relu()?,
-            Op::Sigmoid => current.sigmoid()?,
-            Op::Tanh => current.tanh()?,
-            Op::BoundedExp => current.tanh()?.exp()?,
-            Op::SoftLog => current.square()?.add_scalar(1.0)?.log()?,
-            Op::Power(exponent) => current.sigmoid()?.add_scalar(0.5)?.powf_scalar(*exponent)?,
-            Op::Matmul { other, seed } => current.matmul(&random(other, (-1.0, 1.0), *seed, dtype, &device)?)?,
-            Op::SwapDims(a, b) => current.swap_dims(*a, *b)?,
-            Op::Reshape(target) => current.reshape(target.as_slice())?,
-            Op::Narrow { axis, start, len } => current.narrow(*axis, *start, *len)?,
-            Op::Cat { axis, other_len, other_first, seed } => {
-                let shape = with_dim(&current.dims(), *axis, *other_len);
-                let other = random(&shape, (-1.0, 1.0), *seed, dtype, &device)?;
-                let parts = if *other_first { [other, current] } else { [current, other] };
-                Tensor::cat(&parts, *axis)?
-            }
-            Op::Sum => current.sum()?,
-            Op::Mean => current.mean()?,
-            Op::SumDim(axis) => current.sum_dim(*axis)?,
-            Op::MeanDim(axis) => current.mean_dim(*axis)?,
-            Op::LogSoftmax(axis) => current.log_softmax(*axis)?,
-            Op::Sin => current.sin()?,
-            Op::Erf => current.erf()?,
-            Op::Gelu => current.gelu()?,
-            Op::Silu => current.silu()?,
-            Op::SoftSqrt => current.square()?.add_scalar(1.0)?.sqrt()?,
-            Op::Maximum { other, seed } => current.maximum(&random(other, (-1.0, 1.0), *seed, dtype, &device)?)?,
-            Op::ReversePermute => current.permute((0..current.dims().len()).rev().collect::<Vec<_>>())?,
-            Op::Flip(axis) => current.flip([*axis])?,
-            Op::MaxDim(axis) => current.max_dim(*axis)?,
-            Op::VarDim(axis) => current.var_dim(*axis, 1)?,
-        };
-    }
-    Ok(current)
-}
-
-/// A program's output on one base backend, and the gradient of `Σ w ⊙ output` (fixed random `w`) with respect
-/// to its input on `Autodiff` over that backend.
-struct Evaluation {
-    output: Vec<f64>,
-    input_gradient: Vec<f64>,
-}
-
-fn evaluate<B: BaseBackend>(program: &Program, device: &B::Device) -> (String, Evaluation) {
-    let output = run_on::<B>(program, device).unwrap_or_else(|error| panic!("{} failed: {error}", B::name()));
-    let (autodiff_output, input_gradient) = run_with_gradient::<Autodiff<B>>(program, device)
-        .unwrap_or_else(|error| panic!("{} failed: {error}", Autodiff::<B>::name()));
-    // Autodiff runs B's own ops on B's own tensors: not one bit may differ.
+/// The same answer to the bit (errors: the same kind), gradients included where both record them.
+fn identical(a: &Answer, b: &Answer) -> bool {
     let bits = |values: &[f64]| values.iter().map(|value| value.to_bits()).collect::<Vec<_>>();
-    assert_eq!(bits(&autodiff_output), bits(&output), "{} differs from {}", Autodiff::<B>::name(), B::name());
-    (B::name(), Evaluation { output, input_gradient })
+    let same_output = match (&a.output, &b.output) {
+        (Ok(Output::Float { dims, dtype, values }), Ok(Output::Float { dims: d, dtype: t, values: v })) => {
+            (dims, dtype, bits(values)) == (d, t, bits(v))
+        }
+        (Ok(x), Ok(y)) => x == y,
+        (Err(x), Err(y)) => ErrorKind::of(x) == ErrorKind::of(y),
+        _ => false,
+    };
+    let both_record = a.records_gradients && b.records_gradients;
+    same_output && (!both_record || a.gradient.as_deref().map(bits) == b.gradient.as_deref().map(bits))
 }
 
-fn program_input<B: Backend>(program: &Program, device: &B::Device) -> Result<Tensor<B>> {
-    random(&program.input, (-2.0, 2.0), 0, program.dtype, device)
-}
-
-fn run_on<B: Backend>(program: &Program, device: &B::Device) -> Result<Vec<f64>> {
-    let output = run(program, &program_input::<B>(program, device)?)?;
-    assert_eq!(output.dtype(), program.dtype, "{} changed the dtype", B::name());
-    output.to_f64_vec()
-}
-
-fn run_with_gradient<B: AutodiffBackend>(program: &Program, device: &B::Device) -> Result<(Vec<f64>, Vec<f64>)> {
-    let input = program_input::<B>(program, device)?.require_grad()?;
-    let output = run(program, &input)?;
-    let weights = random(&output.dims(), (-1.0, 1.0), 1234, program.dtype, device)?;
-    let gradients = output.mul(&weights)?.sum()?.backward()?;
-    // Every op here is differentiable, so the input always gets a gradient, of the input's dtype.
-    let gradient = input.grad(&gradients).expect("the input gets a gradient");
-    assert_eq!(gradient.dtype(), program.dtype, "{}: the gradient changed the dtype", B::name());
-    Ok((output.to_f64_vec()?, gradient.to_f64_vec()?))
-}
-
-/// Every backend's output and gradient against the first backend's.
-fn assert_all_agree(dtype: DType, evaluations: &[(String, Evaluation)]) {
-    let (reference_name, reference) = &evaluations[0];
-    for (name, evaluation) in &evaluations[1..] {
-        eprintln!("{name} against {reference_name} in {dtype}: output, then input gradient");
-        assert_close_f64(&evaluation.output, &reference.output, dispatch_tests::agreement(dtype));
-        assert_close_f64(&evaluation.input_gradient, &reference.input_gradient, dispatch_tests::agreement(dtype));
+/// Checks one program everywhere; panics with the program and the first disagreement.
+fn check(program: &Program) {
+    let expected = expect(program);
+    let answers = answers(program);
+    let fail = |what: String| panic!("{what}\nprogram: {program:#?}\nreference: {expected:?}");
+    // The enum's variants run their backend's ops, and Autodiff its base's.
+    let pairs: &[(usize, usize)] = if composed_under_autodiff(program) {
+        &[(4, 0), (5, 1), (6, 2), (7, 3)]
+    } else {
+        &[(2, 0), (3, 1), (4, 0), (5, 1), (6, 2), (7, 3)]
+    };
+    for &(copy, original) in pairs {
+        if !identical(&answers[copy], &answers[original]) {
+            let (a, b) = (&answers[copy], &answers[original]);
+            fail(format!(
+                "{} differs from {}: {:?} / {:?} vs {:?} / {:?}",
+                a.name, b.name, a.output, a.gradient, b.output, b.gradient
+            ));
+        }
     }
+    for answer in &answers {
+        if let Err(why) = check_output(&expected, &answer.output) {
+            fail(format!("{}: {why}", answer.name));
+        }
+    }
+    for answer in answers.iter().filter(|answer| answer.records_gradients && answer.output.is_ok()) {
+        if let Err(why) = check_gradient(&expected, answer.gradient.as_ref()) {
+            fail(format!("{} gradient: {why}", answer.name));
+        }
+    }
+    check_gradients_agree(&expected, &answers[2], &answers[3]);
+}
+
+/// The two autodiff backends' gradients agree with each other: to twice the program's tolerance, since each may be
+/// that far from the reference on either side.
+fn check_gradients_agree(expected: &Expected, a: &Answer, b: &Answer) {
+    if let (Some(x), Some(y)) = (&a.gradient, &b.gradient) {
+        for (index, (&u, &v)) in x.iter().zip(y).enumerate() {
+            let agree = dispatch_tests::close_f64(u, v, 2.0 * expected.tolerance);
+            assert!(agree, "{} and {} gradients, element {index}: {u} vs {v}", a.name, b.name);
+        }
+    }
+}
+
+/// Ranks 1 to 4 with sizes up to 4, a size 0 one time in twenty, and the empty shape one time in thirty.
+fn input_dims() -> impl Strategy<Value = Vec<usize>> {
+    let size = prop_oneof![1 => Just(0usize), 19 => 1usize..=4];
+    prop_oneof![1 => Just(vec![]), 29 => prop::collection::vec(size, 1..=4)]
 }
 
 fn program() -> impl Strategy<Value = Program> {
-    let input = prop::collection::vec(1usize..=4, 1..=3);
-    let ops = prop::collection::vec(any::<RawOp>(), 1..=6);
+    let steps = prop::collection::vec(any::<RawStep>(), 1..=10);
     let dtype = prop::sample::select(DType::ALL.to_vec());
-    (input, ops, dtype).prop_map(|(input, raw_ops, dtype)| Program { dtype, ..plan(input, &raw_ops) })
+    (input_dims(), dtype, any::<u64>(), steps).prop_map(|(dims, dtype, seed, steps)| plan(dims, dtype, seed, &steps))
 }
 
 proptest! {
-    #![proptest_config(dispatch_tests::proptest_config(128, "proptest-regressions/cross_backend.txt"))]
+    #![proptest_config(dispatch_tests::proptest_config(3000, "proptest-regressions/cross_backend.txt"))]
 
     #[test]
-    fn every_backend_computes_the_same_values_and_gradients(program in program()) {
-        let evaluations = evaluate_on_every_backend(&program);
-        assert_all_agree(program.dtype, &evaluations);
-        let reference = &evaluations[0].1;
-        prop_assert!(reference.output.iter().all(|value| value.is_finite()), "{:?}", reference.output);
+    fn every_backend_computes_what_the_reference_computes(program in program()) {
+        check(&program);
     }
 }
 
-/// A fixed program through every kind of op, in every dtype, so each is exercised whatever proptest draws.
+/// Programs drawn from a fixed seed, for the coverage checks.
+fn drawn_programs(count: usize) -> Vec<Program> {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = program();
+    (0..count).map(|_| strategy.new_tree(&mut runner).expect("the strategy draws").current()).collect()
+}
+
+/// The ops whose values come from the crate's own seeded generator, which the reference does not model:
+/// `random_sources_give_the_same_values_on_every_backend` checks them instead.
+const SEEDED_SOURCES: [&str; 2] = ["random_uniform", "random_normal"];
+
+/// What the random programs are claimed to draw, checked on a fixed sample: every op of the table, every error
+/// kind, NaN where the docs say, every rank, empty dims, broadcast batches in matmul, permutations that are not a
+/// swap, exact and rounded results in every dtype.
 #[test]
-fn a_program_through_every_op_agrees_everywhere_in_every_dtype() {
-    let program = Program {
-        dtype: DType::F32,
-        input: vec![2, 3],
-        ops: vec![
-            Op::Binary { kind: BinaryKind::Add, other: vec![3], other_first: false, seed: 1 },
-            Op::Binary { kind: BinaryKind::Sub, other: vec![2, 1], other_first: true, seed: 2 },
-            Op::Binary { kind: BinaryKind::Mul, other: vec![2, 2, 3], other_first: false, seed: 3 },
-            Op::Binary { kind: BinaryKind::Div, other: vec![1], other_first: false, seed: 4 },
-            Op::Matmul { other: vec![2, 3, 4], seed: 5 },
-            Op::SwapDims(0, 2),
-            Op::Reshape(vec![8, 2]),
-            Op::AddScalar(0.5),
-            Op::MulScalar(-1.5),
-            Op::Neg,
-            Op::Relu,
-            Op::Sigmoid,
-            Op::Tanh,
-            Op::BoundedExp,
-            Op::SoftLog,
-            Op::Power(1.5),
-            Op::Sin,
-            Op::Erf,
-            Op::Gelu,
-            Op::Silu,
-            Op::SoftSqrt,
-            Op::Maximum { other: vec![2], seed: 7 },
-            Op::ReversePermute,
-            Op::Flip(1),
-            Op::ReversePermute,
-            Op::Narrow { axis: 0, start: 2, len: 5 },
-            Op::Cat { axis: 1, other_len: 2, other_first: true, seed: 6 },
-            Op::LogSoftmax(1),
-            Op::MaxDim(1),
-            Op::VarDim(0),
-            Op::MeanDim(0),
-            Op::SumDim(1),
-            Op::Mean,
-            Op::Sum,
-        ],
-    };
+fn random_programs_reach_every_op_every_error_kind_and_every_edge() {
+    let programs = drawn_programs(1500);
+    let reached: BTreeSet<&str> = programs.iter().flat_map(Program::table_ops).collect();
+    let not_reached: Vec<&&str> =
+        OPS.iter().filter(|op| !reached.contains(**op) && !SEEDED_SOURCES.contains(op)).collect();
+    assert!(not_reached.is_empty(), "no program calls {not_reached:?}");
+
+    let expected: Vec<Expected> = programs.iter().map(expect).collect();
+    for kind in
+        [ErrorKind::ShapeMismatch, ErrorKind::InvalidArgument, ErrorKind::DTypeMismatch, ErrorKind::UnexpectedDType]
+    {
+        assert!(expected.iter().any(|e| matches!(&e.outcome, Err(failure) if failure.kind == kind)), "{kind:?}");
+    }
+    let floats =
+        || expected.iter().filter_map(|e| if let Ok(Value::Float(floats)) = &e.outcome { Some(floats) } else { None });
+    assert!(floats().any(|f| f.values.iter().any(|v| v.is_nan())), "no output holds NaN");
+    assert!(expected.iter().flat_map(|e| e.gradient.iter().flatten()).any(|g| g.is_nan()), "no gradient holds NaN");
     for dtype in DType::ALL {
-        let program = Program { dtype, ..program.clone() };
-        let evaluations = evaluate_on_every_backend(&program);
-        assert_all_agree(dtype, &evaluations);
-        assert!(evaluations[0].1.input_gradient.iter().any(|&gradient| gradient != 0.0));
+        for exact in [false, true] {
+            assert!(floats().any(|f| f.dtype == dtype && f.exact == exact), "no {dtype} output with exact {exact}");
+        }
+    }
+    assert!(expected.iter().any(|e| matches!(e.outcome, Ok(Value::Int(_)))), "no program ends in ints");
+    assert!(expected.iter().any(|e| matches!(e.outcome, Ok(Value::Bool(_)))), "no program ends in bools");
+    for rank in 0..=4 {
+        assert!(programs.iter().any(|p| p.input.len() == rank), "no input of rank {rank}");
+    }
+    assert!(programs.iter().any(|p| p.input.contains(&0)), "no empty input");
+
+    let steps_on = |program: &Program| {
+        let trace = Trace::run(program);
+        program
+            .steps
+            .iter()
+            .zip(trace.values)
+            .map(|(step, value)| (step.clone(), value.dims().to_vec()))
+            .collect::<Vec<_>>()
+    };
+    let steps: Vec<(Step, Vec<usize>)> = programs.iter().flat_map(steps_on).collect();
+    let broadcast_batch = steps.iter().any(|(step, dims)| match step {
+        Step::Matmul { other, .. } if dims.len() > 2 && other.dims.len() > 2 => {
+            let (ours, theirs) = (&dims[..dims.len() - 2], &other.dims[..other.dims.len() - 2]);
+            ours != theirs && ours.iter().rev().zip(theirs.iter().rev()).any(|(a, b)| a != b)
+        }
+        _ => false,
+    });
+    assert!(broadcast_batch, "no matmul broadcasts two different batches");
+    let three_cycle = |axes: &Vec<usize>| axes.iter().enumerate().filter(|&(i, &axis)| i != axis).count() >= 3;
+    assert!(
+        steps.iter().any(|(step, _)| matches!(step, Step::Permute(axes) if three_cycle(axes))),
+        "no permutation beyond a swap"
+    );
+    let grouped =
+        |step: &Step| matches!(step, Step::Conv2d { options, .. } if options.groups > 1 && options.stride != [1, 1]);
+    assert!(steps.iter().any(|(step, _)| grouped(step)), "no strided grouped conv2d");
+}
+
+/// `random_uniform` and `random_normal`: the same bits from the same seed on every backend and variant, of the
+/// dtype asked for, uniform samples inside `[low, high)`.
+#[test]
+fn random_sources_give_the_same_values_on_every_backend() {
+    fn samples<B: Backend>(device: &B::Device, dims: &[usize], seed: u64, dtype: DType) -> [Vec<u64>; 2] {
+        let bits = |tensor: Tensor<B>| {
+            assert_eq!((tensor.dtype(), tensor.dims()), (dtype, dims.to_vec()), "{}", B::name());
+            tensor.to_f64_vec().expect("readable").into_iter().map(f64::to_bits).collect()
+        };
+        let uniform = Tensor::<B>::random_uniform(dims, (-1.5, 2.5), seed, dtype, device).expect("uniform");
+        let normal = Tensor::<B>::random_normal(dims, (0.5, 2.0), seed, dtype, device).expect("normal");
+        [bits(uniform), bits(normal)]
+    }
+    for dtype in DType::ALL {
+        for (seed, dims) in [(7, vec![3, 5]), (11, vec![0, 2]), (3, vec![2, 1, 4])] {
+            let reference = samples::<Candle>(&Default::default(), &dims, seed, dtype);
+            let mut everywhere = vec![
+                samples::<NdArray>(&Default::default(), &dims, seed, dtype),
+                samples::<Autodiff<Candle>>(&Default::default(), &dims, seed, dtype),
+                samples::<Autodiff<NdArray>>(&Default::default(), &dims, seed, dtype),
+            ];
+            everywhere.extend(every_device().iter().map(|device| samples::<DeviceBackend>(device, &dims, seed, dtype)));
+            assert!(everywhere.iter().all(|other| *other == reference), "{dtype}, seed {seed}");
+            for value in reference[0].iter().map(|&bits| f64::from_bits(bits)) {
+                assert!((-1.5..2.5).contains(&value), "{value} outside [-1.5, 2.5) in {dtype}");
+            }
+            assert!(reference[1].iter().all(|&bits| f64::from_bits(bits).is_finite()));
+        }
+    }
+}
+
+/// A tensor of the empty shape is no tensor: every backend refuses it with the same `InvalidArgument`, whether
+/// made directly or by a reshape.
+#[test]
+fn rank_zero_is_the_same_invalid_argument_everywhere() {
+    let direct = Program { input: vec![], dtype: DType::F32, seed: 1, steps: vec![Step::Unary(Unary::Tanh)] };
+    let reshaped = Program { input: vec![1], dtype: DType::BF16, seed: 2, steps: vec![Step::Reshape(vec![])] };
+    for program in [direct, reshaped] {
+        assert!(matches!(expect(&program).outcome, Err(ref failure) if failure.kind == ErrorKind::InvalidArgument));
+        check(&program);
+    }
+}
+
+fn grid(dims: &[usize], seed: u64, dtype: DType) -> FloatOperand {
+    FloatOperand { dims: dims.to_vec(), fill: Fill::Grid { seed, low: -2.0, high: 2.0 }, dtype }
+}
+
+fn program_of(input: &[usize], dtype: DType, steps: Vec<Step>) -> Program {
+    Program { input: input.to_vec(), dtype, seed: 5, steps }
+}
+
+/// Programs that once failed, each named by what it caught.
+#[test]
+fn programs_that_once_failed_pass_everywhere() {
+    let f32 = DType::F32;
+    let options = |groups, stride| Conv2dOptions { groups, stride: [stride; 2], ..Conv2dOptions::default() };
+    let programs = [
+        // An early version of these programs: a 1x1 matmul in bf16.
+        program_of(
+            &[1, 1],
+            DType::BF16,
+            vec![Step::Matmul { other: grid(&[1, 1], 0, DType::BF16), current_first: true }],
+        ),
+        // candle: the gradient of stacking empty tensors narrows an empty tensor at an offset, which panicked.
+        program_of(&[0], f32, vec![Step::Stack { axis: 1, other: grid(&[0], 1, f32), current_first: false }]),
+        // candle: slice_assign's empty tail narrowed at an offset, and its gradient's cat panicked copying it.
+        program_of(
+            &[1, 1],
+            f32,
+            vec![
+                Step::SliceAssign { axis: 0, start: 1, other: grid(&[0, 1], 2, f32), current_is_source: false },
+                Step::Cat { axis: 1, other: grid(&[1, 1], 3, f32), current_first: false },
+            ],
+        ),
+        // ndarray: rows times a transposed weight gave a column-major product, and reshaping it failed
+        // (IncompatibleLayout) in the gradient of a matmul after a repeat.
+        program_of(
+            &[1, 1, 1, 2],
+            f32,
+            vec![Step::Repeat(vec![1, 1, 2, 1]), Step::Matmul { other: grid(&[2, 1], 4, f32), current_first: true }],
+        ),
+        // max_pool2d: an empty width padded to a window made `chunks(0)` panic.
+        program_of(&[0, 2, 1, 0], f32, vec![Step::MaxPool2d(Window2d::new([1, 2]).padding([0, 1]))]),
+        // candle: its tiled conv2d took a row-major input whose channels, height and width are equal for the
+        // channels-last one it wants (the strides coincide), and gave wrong values.
+        program_of(
+            &[1, 2, 2, 2],
+            f32,
+            vec![Step::Conv2d { weight: grid(&[1, 2, 2, 1], 8, f32), options: options(1, 2) }],
+        ),
+        // candle: its conv2d kernel panicked on an empty batch with groups.
+        program_of(
+            &[0, 2, 2, 1],
+            f32,
+            vec![Step::Conv2d { weight: grid(&[4, 1, 1, 1], 6, f32), options: options(2, 2) }],
+        ),
+        // candle: a conv2d of mixed dtypes whose window does not fit was InvalidArgument there, DTypeMismatch on
+        // ndarray; both now say DTypeMismatch.
+        program_of(
+            &[1, 1, 1, 0],
+            f32,
+            vec![Step::Conv2d { weight: grid(&[1, 1, 1, 1], 7, DType::F64), options: options(1, 1) }],
+        ),
+        // The gradient of `powf` by a negative base is NaN, and must not reach the input through the 0/1 step of `gt_scalar`,
+        // which cuts the graph.
+        program_of(
+            &[3],
+            f32,
+            vec![Step::Scalar { op: Scalar::Powf, scalar: 1.5 }, Step::Scalar { op: Scalar::Greater, scalar: 0.5 }],
+        ),
+    ];
+    for program in &programs {
+        check(program);
     }
 }

@@ -3,8 +3,8 @@
 
 use candle_core::Tensor;
 
-use super::error::{OrBackend, check_operands, float_dtype};
-use super::memory::{check_output, check_output_like};
+use super::error::{OrBackend, check_operands, dtype_of, float_dtype};
+use super::memory::{check_output, check_output_like, filled};
 use crate::error::Result;
 use crate::shape::Shape;
 
@@ -30,7 +30,13 @@ pub(super) fn reshape(tensor: &Tensor, shape: &Shape) -> Result<Tensor> {
 
 pub(super) fn narrow(tensor: &Tensor, axis: usize, start: usize, len: usize) -> Result<Tensor> {
     float_dtype("narrow", tensor)?;
-    shape_of(tensor).check_narrow(axis, start, len)?;
+    let shape = shape_of(tensor);
+    shape.check_narrow(axis, start, len)?;
+    if tensor.elem_count() == 0 || len == 0 {
+        // candle's empty view at an offset panics when read or concatenated (past the end of an empty storage, or
+        // copied from as if it had rows): an empty result is made fresh.
+        return filled("narrow", &shape.with_dim("narrow", axis, len)?, 0.0, dtype_of(tensor), tensor.device());
+    }
     tensor.narrow(axis, start, len).or_backend("narrow")
 }
 

@@ -17,6 +17,9 @@ use crate::error::Result;
 /// sizes are checked first: the padded input fits in `usize` (so candle's own size arithmetic cannot overflow), and
 /// there is room for candle's unfolded input and the output.
 pub(super) fn conv2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
+    // Devices and dtypes first, as the default checks them: operands that mix dtypes and do not fit are the same
+    // error on every backend.
+    check_operands("conv2d", [input, weight])?;
     let geometry = conv2d_geometry("conv2d", &shape_of(input), &shape_of(weight), &options)?;
     let same = |pair: [usize; 2]| (pair[0] == pair[1]).then_some(pair[0]);
     let (Some(stride), Some(padding), Some(dilation)) =
@@ -33,7 +36,6 @@ pub(super) fn conv2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) ->
     if input.elem_count() == 0 || beyond_isize {
         return defaults::conv2d::<Candle>(input, weight, options);
     }
-    check_operands("conv2d", [input, weight])?;
     if let Some(output) = bf16_through_f32("conv2d", [input, weight], |[input, weight]| conv2d(input, weight, options))
     {
         return output;

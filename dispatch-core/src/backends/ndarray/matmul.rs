@@ -43,8 +43,10 @@ fn product<E: Element>(dtype: DType, lhs: &ArcArrayD<E>, rhs: &ArcArrayD<E>, sha
     shaped(dtype, product, shape)
 }
 
-/// A row-major product as the output tensor of `shape`.
+/// A product as the output tensor of `shape`. `dot` lays its product out column-major when both operands are
+/// (a column of rows times a transposed weight): that one is copied to row-major before it is reshaped.
 fn shaped<E: Element, D: Dimension>(dtype: DType, product: Array<E, D>, shape: &Shape) -> Result<NdArrayTensor> {
+    let product = if product.is_standard_layout() { product } else { product.as_standard_layout().into_owned() };
     product
         .into_shape_with_order(shape.dims())
         .map(|product| NdArrayTensor::output(dtype, product))

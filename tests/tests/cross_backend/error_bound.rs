@@ -1,0 +1,207 @@
+//! How far a backend's value may be from the reference's: an estimate per element of the error the roundings so
+//! far may have made (the reference is exact but for one rounding per step). Each step carries its inputs' errors
+//! through (by its derivative, or its own op on the errors for steps that move or sum values) and adds its own
+//! rounding, `u` per rounding of the output's dtype, `u·(1 + √n)` of the magnitude for a sum of `n` terms in any
+//! order. The planner keeps only steps whose estimate stays well inside the tolerance, and decisions whose margin
+//! is well outside it.
+
+use crate::support::gradient::derivative;
+use crate::support::interpret::{Operands, apply};
+use crate::support::program::{Binary, Reduce, ReduceDim, Scalar, Step, Unary};
+use crate::support::reference::reduce::{lanes, unlanes};
+use crate::support::values::{Floats, Value, broadcast_position, count, precision_bits, unravel};
+use dispatch_core::DType;
+
+/// The unit roundoff of a dtype: the largest relative error of one rounding to nearest.
+pub fn unit_roundoff(dtype: DType) -> f64 {
+    2f64.powi(-precision_bits(dtype))
+}
+
+/// Roundings a composite or transcendental function may make on top of its final one.
+fn roundings(op: Unary) -> f64 {
+    match op {
+        Unary::Sqrt | Unary::Recip => 1.0,
+        Unary::Exp | Unary::Log | Unary::Tanh | Unary::Sin | Unary::Cos => 2.0,
+        _ => 4.0,
+    }
+}
+
+/// The step's op with `current` replaced by `values` (its dims kept) and operands replaced as `operands` says.
+fn on(step: &Step, current: &Floats, values: Vec<f64>, operands: &Operands) -> Vec<f64> {
+    match apply(step, &Value::Float(Floats { values, ..current.clone() }), operands) {
+        Ok(Value::Float(output)) => output.values,
+        other => panic!("{step:?} ran on the current tensor but gives {other:?} on its errors"),
+    }
+}
+
+fn mapped(operands: &Operands, f: impl Fn(f64) -> f64) -> Operands {
+    let floats =
+        operands.floats.iter().map(|o| Floats { values: o.values.iter().map(|&x| f(x)).collect(), ..o.clone() });
+    Operands { floats: floats.collect(), ..operands.clone() }
+}
+
+/// The step with its scalar arguments set to 0, so that running it on errors copies no value in as an error.
+fn without_scalars(step: &Step) -> Step {
+    match step {
+        Step::MaskFill { mask, .. } => Step::MaskFill { mask: mask.clone(), value: 0.0 },
+        Step::Unfold2d { window, .. } => Step::Unfold2d { window: *window, pad: 0.0 },
+        other => other.clone(),
+    }
+}
+
+/// The error estimate of `output`, the result of `step` on `input` whose estimate is `error`.
+pub fn propagate(step: &Step, input: &Value, error: &[f64], operands: &Operands, output: &Value) -> Vec<f64> {
+    let Value::Float(y) = output else { return vec![] };
+    if y.exact {
+        return vec![0.0; y.values.len()];
+    }
+    let Value::Float(x) = input else {
+        // From ints or bools and exact operands: only the output's own rounding.
+        return y.values.iter().map(|v| unit_roundoff(y.dtype) * v.abs()).collect();
+    };
+    let u = unit_roundoff(y.dtype);
+    let own = |k: f64, j: usize| k * u * y.values[j].abs();
+    let elementwise = |slope: &dyn Fn(f64) -> f64, k: f64| -> Vec<f64> {
+        (0..y.values.len()).map(|j| slope(x.values[j]).abs() * error[j] + own(k, j)).collect()
+    };
+    let zeros = mapped(operands, |_| 0.0);
+    let magnitudes = mapped(operands, f64::abs);
+    match step {
+        Step::Unary(Unary::Neg | Unary::Relu | Unary::Abs)
+        | Step::Clamp { .. }
+        | Step::ThroughHost
+        | Step::ToDevice => error.to_vec(),
+        Step::Cast(_) | Step::HostOp => elementwise(&|_| 1.0, 1.0),
+        Step::Unary(op) => elementwise(&|v| derivative(*op, v), roundings(*op)),
+        Step::Scalar { op: Scalar::Add, .. } => elementwise(&|_| 1.0, 1.0),
+        Step::Scalar { op: Scalar::Mul, scalar } => elementwise(&|_| *scalar, 1.0),
+        Step::Scalar { op: Scalar::Powf, scalar } => elementwise(&|v| scalar * v.powf(scalar - 1.0), 2.0),
+        Step::Scalar { op: Scalar::Greater, .. } => vec![0.0; y.values.len()],
+        Step::Binary { op, current_first, .. } => {
+            let other = &operands.floats[0];
+            (0..y.values.len())
+                .map(|j| {
+                    let out = unravel(j, &y.dims);
+                    let (e, w) =
+                        (error[broadcast_position(&out, &x.dims)], other.values[broadcast_position(&out, &other.dims)]);
+                    let slope = match op {
+                        Binary::Mul => w.abs(),
+                        Binary::Div if *current_first => 1.0 / w.abs(),
+                        _ => 1.0,
+                    };
+                    slope * e + own(1.0, j)
+                })
+                .collect()
+        }
+        Step::Reduce(Reduce::Prod) | Step::ReduceDim(ReduceDim::Prod, _) => {
+            let axis = if let Step::ReduceDim(_, axis) = step { *axis } else { 0 };
+            let flat = |f: &Floats| {
+                if let Step::Reduce(_) = step {
+                    Floats::new(vec![f.values.len()], f.values.clone(), f.dtype)
+                } else {
+                    f.clone()
+                }
+            };
+            let errors = lanes(&flat(&Floats { values: error.to_vec(), ..x.clone() }), axis);
+            lanes(&flat(x), axis)
+                .iter()
+                .zip(&errors)
+                .map(|(lane, errors)| {
+                    let others = |k: usize| {
+                        lane.iter().enumerate().filter(|&(l, _)| l != k).map(|(_, v)| v.abs()).product::<f64>()
+                    };
+                    let carried: f64 = errors.iter().enumerate().map(|(k, e)| e * others(k)).sum();
+                    carried + lane.len() as f64 * u * lane.iter().map(|v| v.abs()).product::<f64>()
+                })
+                .collect()
+        }
+        Step::ReduceDim(op @ (ReduceDim::Var(_) | ReduceDim::LogSoftmax | ReduceDim::Softmax), axis) => {
+            lane_error(*op, x, error, *axis, u)
+        }
+        // Steps that move values, or pick one of several: their own op on the errors (all at least 0) carries them.
+        Step::Reshape(_)
+        | Step::Permute(_)
+        | Step::SwapDims(..)
+        | Step::Narrow { .. }
+        | Step::Cat { .. }
+        | Step::Stack { .. }
+        | Step::Expand(_)
+        | Step::Repeat(_)
+        | Step::Flip(_)
+        | Step::Squeeze(_)
+        | Step::Unsqueeze(_)
+        | Step::SliceAssign { .. }
+        | Step::IndexSelect { .. }
+        | Step::Gather { .. }
+        | Step::Embedding { .. }
+        | Step::MaskWhere { .. }
+        | Step::MaskFill { .. }
+        | Step::Unfold2d { .. }
+        | Step::Reduce(Reduce::Max | Reduce::Min)
+        | Step::ReduceDim(ReduceDim::Max | ReduceDim::Min, _)
+        | Step::MaxPool2d(_) => on(&without_scalars(step), x, error.to_vec(), &zeros).iter().map(|e| e.abs()).collect(),
+        // Sums: the errors carried by the magnitudes of the coefficients, and the rounding of a sum of n terms.
+        _ => {
+            let multiplies = matches!(
+                step,
+                Step::Matmul { .. } | Step::Conv2d { .. } | Step::Conv1d { .. } | Step::ConvTranspose2d { .. }
+            );
+            let carried = on(step, x, error.to_vec(), if multiplies { &magnitudes } else { &zeros });
+            let magnitude = on(step, x, x.values.iter().map(|v| v.abs()).collect(), &magnitudes);
+            let averages = matches!(
+                step,
+                Step::Reduce(Reduce::Mean)
+                    | Step::ReduceDim(ReduceDim::Mean, _)
+                    | Step::AvgPool2d(_)
+                    | Step::AdaptiveAvgPool2d(_)
+            );
+            let terms: Vec<f64> = if averages {
+                vec![count(&x.dims) as f64 / y.values.len().max(1) as f64; y.values.len()]
+            } else {
+                on(step, x, vec![1.0; x.values.len()], &mapped(operands, |_| 1.0))
+            };
+            (0..y.values.len()).map(|j| carried[j] + 2.0 * u * (1.0 + terms[j].sqrt()) * magnitude[j]).collect()
+        }
+    }
+}
+
+/// Variance and the softmaxes, lane by lane.
+fn lane_error(op: ReduceDim, x: &Floats, error: &[f64], axis: usize, u: f64) -> Vec<f64> {
+    let errors = lanes(&Floats { values: error.to_vec(), ..x.clone() }, axis);
+    let per_lane: Vec<Vec<f64>> = lanes(x, axis)
+        .iter()
+        .zip(&errors)
+        .map(|(lane, errors)| {
+            let n = lane.len() as f64;
+            let roundoff = 4.0 * u * (1.0 + n.sqrt());
+            match op {
+                ReduceDim::Var(correction) => {
+                    let mean = lane.iter().sum::<f64>() / n;
+                    let spread: f64 =
+                        lane.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - correction as f64);
+                    let carried: f64 = lane.iter().zip(errors).map(|(v, e)| 2.0 * (v - mean).abs() * e).sum::<f64>();
+                    vec![carried / (n - correction as f64) + roundoff * spread]
+                }
+                _ => {
+                    // log_softmax: each error plus the softmax-weighted mean error; the log-sum's rounding is about
+                    // that of the largest magnitude. softmax = exp(log_softmax): those errors, relative.
+                    let max = lane.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
+                    let total: f64 = lane.iter().map(|v| (v - max).exp()).sum();
+                    let weights: Vec<f64> = lane.iter().map(|v| (v - max).exp() / total).collect();
+                    let mean_error: f64 = weights.iter().zip(errors).map(|(w, e)| w * e).sum();
+                    let scale = lane.iter().fold(1.0, |m: f64, v| m.max(v.abs())) + total.ln();
+                    let log_errors = errors.iter().map(|e| e + mean_error + roundoff * scale);
+                    if op == ReduceDim::Softmax {
+                        log_errors.zip(&weights).map(|(e, w)| w * (e + 2.0 * u)).collect()
+                    } else {
+                        log_errors.collect()
+                    }
+                }
+            }
+        })
+        .collect();
+    match op {
+        ReduceDim::Var(_) => per_lane.into_iter().flatten().collect(),
+        _ => unlanes(&x.dims, axis, &per_lane),
+    }
+}

@@ -1,0 +1,75 @@
+//! How far a backend's gradient may be from the reference's: the backward pass computes in the dtype, on values
+//! that rounding already moved. Each step carries the errors of the gradient after it through its own Jacobian,
+//! adds what the errors of its input and output (the forward estimates) change in its derivative (measured by
+//! differentiating at values moved by those estimates), and adds the rounding of its own arithmetic.
+
+use crate::support::error_bound::unit_roundoff;
+use crate::support::gradient::{affine_columns, is_affine, vjp};
+use crate::support::interpret::Trace;
+use crate::support::program::Step;
+use crate::support::values::{Floats, Value, count};
+
+fn moved(value: &Value, error: &[f64], sign: f64) -> Value {
+    match value {
+        Value::Float(f) => Value::Float(Floats {
+            values: f.values.iter().zip(error).map(|(v, e)| v + sign * e).collect(),
+            ..f.clone()
+        }),
+        other => other.clone(),
+    }
+}
+
+fn dtype_of(value: &Value) -> Option<dispatch_core::DType> {
+    if let Value::Float(f) = value { Some(f.dtype) } else { None }
+}
+
+/// Every gradient of the backward pass (as `gradient::gradients` gives them, the output's first) with its error
+/// estimate; the Jacobian of an affine step is probed once for both.
+pub fn gradients_with_errors(steps: &[Step], trace: &Trace, weights: &[f64]) -> Option<Vec<(Vec<f64>, Vec<f64>)>> {
+    let Some(Value::Float(_)) = trace.last() else { return None };
+    let mut all = vec![(weights.to_vec(), vec![0.0; weights.len()])];
+    for k in (0..trace.values.len() - 1).rev() {
+        let (g, e) = all.last().expect("one at least");
+        let (Value::Float(x), output) = (&trace.values[k], &trace.values[k + 1]) else {
+            all.push((vec![0.0; count(trace.values[0].dims())], vec![0.0; count(trace.values[0].dims())]));
+            break;
+        };
+        let (step, operands) = (&steps[k], &trace.operands[k]);
+        let coarser =
+            dtype_of(output).map_or(x.dtype, |d| if unit_roundoff(d) > unit_roundoff(x.dtype) { d } else { x.dtype });
+        let u = unit_roundoff(coarser);
+        let next = if is_affine(step) {
+            affine_columns(step, x, operands)
+                .iter()
+                .map(|column| {
+                    let gradient: f64 = column.iter().map(|&(j, c)| c * g[j]).sum();
+                    let carried: f64 = column.iter().map(|&(j, c)| c.abs() * e[j]).sum();
+                    let magnitude: f64 = column.iter().map(|&(j, c)| (c * g[j]).abs()).sum();
+                    (gradient, carried + 2.0 * u * (1.0 + (column.len() as f64).sqrt()) * magnitude)
+                })
+                .unzip()
+        } else {
+            let Some(g_in) = vjp(step, x, output, operands, g) else {
+                all.push((vec![0.0; count(trace.values[0].dims())], vec![0.0; count(trace.values[0].dims())]));
+                break;
+            };
+            let at = |sign: f64| {
+                let Value::Float(input) = moved(&trace.values[k], &trace.errors[k], sign) else {
+                    unreachable!("a float input")
+                };
+                vjp(step, &input, &moved(output, &trace.errors[k + 1], sign), operands, g).unwrap_or_default()
+            };
+            let carried = vjp(step, x, output, operands, e).unwrap_or_default();
+            let (up, down) = (at(1.0), at(-1.0));
+            let error = (0..g_in.len())
+                .map(|i| {
+                    let shift = |moved: &[f64]| moved.get(i).map_or(0.0, |v| (v - g_in[i]).abs());
+                    carried.get(i).map_or(0.0, |c| c.abs()) + shift(&up).max(shift(&down)) + 4.0 * u * g_in[i].abs()
+                })
+                .collect();
+            (g_in, error)
+        };
+        all.push(next);
+    }
+    Some(all)
+}
