@@ -1,8 +1,10 @@
 //! The one error type of every fallible op. Bad input is an `Err`, never a panic.
 
 mod argument;
+mod message;
 
 pub use argument::{ArgumentValue, RankRule};
+use message::{range_end, readable_bytes, record_mismatch, scalar_hint};
 
 use crate::shape::Shape;
 
@@ -55,7 +57,10 @@ pub enum Error {
 
     /// A number of values that does not fill a shape: data handed to `from_vec`, or a tensor `reshape`d to a shape
     /// of another element count.
-    #[error("invalid argument to `{op}`: {count} values do not fill shape {shape} ({} elements)", .shape.num_elements())]
+    #[error(
+        "invalid argument to `{op}`: {count} values do not fill shape {shape} ({} elements)",
+        .shape.num_elements()
+    )]
     ElementCountMismatch {
         /// The op that refused the values (`from_vec`, `reshape`).
         op: &'static str,
@@ -94,7 +99,7 @@ pub enum Error {
     IndexOutOfRange {
         /// The op that got the index (`index_select`).
         op: &'static str,
-        /// The index, as given.
+        /// The index, as given; an index of type `usize` past `i64::MAX` (a root rank) saturates there.
         index: i64,
         /// How many entries there are to index: the size of the axis, the classes, the ranks.
         len: usize,
@@ -373,55 +378,5 @@ impl Error {
     /// An [`Error::Backend`]: backend `backend` failed in `op` with the library error `source`.
     pub fn backend(backend: impl Into<String>, op: &'static str, source: impl Into<BoxedSource>) -> Self {
         Self::Backend { backend: backend.into(), op, source: source.into() }
-    }
-}
-
-/// The hint an [`Error::UnexpectedRank`] adds for the empty shape, the usual slip for a scalar.
-fn scalar_hint(shape: &Shape) -> &'static str {
-    if shape.rank() == 0 { "; a scalar is `[1]`" } else { "" }
-}
-
-/// The end of a range that [`Error::RangeOutOfBounds`] reports, saturated: the range is out of bounds either way.
-fn range_end(start: &usize, len: &usize) -> usize {
-    start.saturating_add(*len)
-}
-
-/// What an [`Error::RecordMismatch`] says about its entries, leaving out an empty list.
-fn record_mismatch(missing: &[String], unexpected: &[String]) -> String {
-    let mut parts = Vec::new();
-    if !missing.is_empty() {
-        parts.push(format!("missing {missing:?}"));
-    }
-    if !unexpected.is_empty() {
-        parts.push(format!("unexpected {unexpected:?}"));
-    }
-    parts.join(", ")
-}
-
-/// `bytes` in the largest binary unit that keeps it at 1 or more, e.g. `4.0 TiB`.
-fn readable_bytes(bytes: &usize) -> String {
-    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    let mut value = *bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn out_of_memory_names_the_op_and_the_bytes_in_a_readable_unit() {
-        let error = Error::OutOfMemory { op: "full", bytes: 1 << 42 };
-        assert_eq!(
-            error.to_string(),
-            "out of memory in `full`: 4398046511104 bytes (4.0 TiB) cannot be allocated on this machine"
-        );
-        assert_eq!(readable_bytes(&1536), "1.5 KiB");
-        assert_eq!(readable_bytes(&usize::MAX), "16.0 EiB");
     }
 }

@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-/// The ranks (numbers of dimensions) an op takes, as an [`Error::UnexpectedRank`](super::Error::UnexpectedRank) reports them.
+/// The ranks (numbers of dimensions) an op takes, as an [`Error::UnexpectedRank`](super::Error::UnexpectedRank)
+/// reports them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RankRule {
     /// This rank and no other (`conv2d`'s input: 4).
@@ -20,7 +21,8 @@ impl fmt::Display for RankRule {
     }
 }
 
-/// The value of an argument that an [`Error::InvalidValue`](super::Error::InvalidValue) refuses, in the type the op took it in.
+/// The value of an argument that an [`Error::InvalidValue`](super::Error::InvalidValue) refuses, in the type the op
+/// took it in.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ArgumentValue {
     /// A float: a divisor, a probability, a bound.
