@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, RankRule, Result};
 
 /// The dimensions of a tensor, outermost first. A shape always has at least one dimension: a scalar is `[1]`.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -38,7 +38,7 @@ impl Shape {
     /// Rejects the empty shape, which no backend accepts as a tensor shape.
     pub fn check_non_empty(&self, op: &'static str) -> Result<()> {
         if self.dims.is_empty() {
-            return Err(Error::invalid(op, "the shape has no dimensions; a scalar is `[1]`"));
+            return Err(Error::unexpected_rank(op, "a shape", RankRule::AtLeast(1), self));
         }
         Ok(())
     }
@@ -51,10 +51,7 @@ impl Shape {
         let non_zero =
             self.dims.iter().filter(|&&dim| dim != 0).try_fold(1, |count: usize, &dim| count.checked_mul(dim));
         if non_zero.is_none_or(|count| count > Self::MAX_ELEMENTS) {
-            return Err(Error::invalid(
-                op,
-                format!("shape {self} is too large: a tensor holds at most {} elements", Self::MAX_ELEMENTS),
-            ));
+            return Err(Error::ShapeTooLarge { op, shape: self.clone(), max: Self::MAX_ELEMENTS });
         }
         Ok(())
     }
@@ -62,10 +59,7 @@ impl Shape {
     /// Checks that `len` values, in row-major order, exactly fill a tensor of this shape.
     pub fn check_data_len(&self, op: &'static str, len: usize) -> Result<()> {
         if len != self.num_elements() {
-            return Err(Error::invalid(
-                op,
-                format!("{len} values do not fill shape {self} ({} elements)", self.num_elements()),
-            ));
+            return Err(Error::ElementCountMismatch { op, count: len, shape: self.clone() });
         }
         Ok(())
     }
@@ -73,7 +67,7 @@ impl Shape {
     /// Checks that `axis` names a dimension of this shape.
     pub fn check_axis(&self, op: &'static str, axis: usize) -> Result<()> {
         if axis >= self.rank() {
-            return Err(Error::invalid(op, format!("axis {axis} is out of range for a tensor of shape {self}")));
+            return Err(Error::AxisOutOfRange { op, axis, shape: self.clone() });
         }
         Ok(())
     }
@@ -116,13 +110,11 @@ impl Shape {
     /// `[b, h, t, e]`.
     pub fn matmul(lhs: &Shape, rhs: &Shape) -> Result<Shape> {
         let (l, r) = (lhs.dims(), rhs.dims());
-        if l.len() < 2 || r.len() < 2 {
-            return Err(Error::invalid(
-                "matmul",
-                format!(
-                    "matmul takes tensors of rank 2 or more (matrices, or batches of them), got shapes {lhs} and {rhs}"
-                ),
-            ));
+        for operand in [lhs, rhs] {
+            if operand.rank() < 2 {
+                let what = "operands (matrices, or batches of them)";
+                return Err(Error::unexpected_rank("matmul", what, RankRule::AtLeast(2), operand));
+            }
         }
         let ([m, k], [k2, n]) = ([l[l.len() - 2], l[l.len() - 1]], [r[r.len() - 2], r[r.len() - 1]]);
         if k != k2 {
@@ -145,13 +137,12 @@ impl Shape {
     /// dimension once.
     pub fn permute(&self, axes: &[usize]) -> Result<Shape> {
         let mut seen = vec![false; self.rank()];
-        let valid = axes.len() == self.rank()
-            && axes.iter().all(|&axis| axis < self.rank() && !std::mem::replace(&mut seen[axis], true));
+        for &axis in axes {
+            self.check_axis("permute", axis)?;
+        }
+        let valid = axes.len() == self.rank() && axes.iter().all(|&axis| !std::mem::replace(&mut seen[axis], true));
         if !valid {
-            return Err(Error::invalid(
-                "permute",
-                format!("axes {axes:?} are not a permutation of the {} dimensions of {self}", self.rank()),
-            ));
+            return Err(Error::invalid_value("permute", "axes", axes, "a permutation of the tensor's dimensions"));
         }
         Ok(Shape::new(axes.iter().map(|&axis| self.dims[axis]).collect::<Vec<_>>()))
     }
@@ -169,14 +160,11 @@ impl Shape {
     pub fn check_reshape(&self, target: &Shape) -> Result<()> {
         target.check_tensor_shape("reshape")?;
         if self.num_elements() != target.num_elements() {
-            return Err(Error::invalid(
-                "reshape",
-                format!(
-                    "cannot reshape {self} ({} elements) to {target} ({} elements)",
-                    self.num_elements(),
-                    target.num_elements()
-                ),
-            ));
+            return Err(Error::ElementCountMismatch {
+                op: "reshape",
+                count: self.num_elements(),
+                shape: target.clone(),
+            });
         }
         Ok(())
     }
@@ -194,10 +182,7 @@ impl Shape {
         self.check_axis("narrow", axis)?;
         let size = self.dims[axis];
         if start.checked_add(len).is_none_or(|end| end > size) {
-            return Err(Error::invalid(
-                "narrow",
-                format!("range {start}..{} is out of bounds for axis {axis} of size {size}", start.saturating_add(len)),
-            ));
+            return Err(Error::RangeOutOfBounds { op: "narrow", axis, start, len, size });
         }
         Ok(())
     }
@@ -205,7 +190,7 @@ impl Shape {
     /// The shape of the concatenation of `shapes` along `axis`: all other dimensions must agree.
     pub fn concat(shapes: &[Shape], axis: usize) -> Result<Shape> {
         let Some(first) = shapes.first() else {
-            return Err(Error::invalid("cat", "cannot concatenate an empty list of tensors"));
+            return Err(Error::invalid_value("cat", "tensors.len()", 0usize, "at least 1"));
         };
         first.check_axis("cat", axis)?;
         let mut total = 0;
@@ -216,7 +201,8 @@ impl Shape {
             if !others_agree {
                 return Err(Error::shape_mismatch("cat", first, shape));
             }
-            total = shape.dims[axis].checked_add(total).ok_or_else(|| too_long_to_concatenate(axis))?;
+            let too_long = Error::SizeOverflow { op: "cat", what: "the sum of the lengths along the axis" };
+            total = shape.dims[axis].checked_add(total).ok_or(too_long)?;
         }
         first.with_dim("cat", axis, total)?.checked("cat")
     }
@@ -229,10 +215,6 @@ impl Shape {
     fn dim_from_end(&self, index: usize) -> usize {
         if index < self.rank() { self.dims[self.rank() - 1 - index] } else { 1 }
     }
-}
-
-fn too_long_to_concatenate(axis: usize) -> Error {
-    Error::invalid("cat", format!("the lengths along axis {axis} add up to more than `usize::MAX`"))
 }
 
 impl fmt::Display for Shape {
@@ -290,7 +272,13 @@ mod tests {
         assert_eq!(Shape::matmul(&[2, 3].into(), &[3, 4].into()).unwrap(), Shape::new([2, 4]));
         assert_eq!(Shape::matmul(&[5, 2, 3].into(), &[5, 3, 4].into()).unwrap(), Shape::new([5, 2, 4]));
         assert!(matches!(Shape::matmul(&[2, 3].into(), &[4, 4].into()), Err(Error::ShapeMismatch { .. })));
-        assert!(matches!(Shape::matmul(&[3].into(), &[3].into()), Err(Error::InvalidArgument { .. })));
+        let vector = Shape::new([3]);
+        let error = Shape::matmul(&vector, &Shape::new([3, 4])).unwrap_err();
+        assert!(
+            matches!(&error, Error::UnexpectedRank { expected: RankRule::AtLeast(2), shape, .. } if *shape == vector)
+        );
+        let error = Shape::matmul(&Shape::new([4, 3]), &vector).unwrap_err();
+        assert!(matches!(&error, Error::UnexpectedRank { shape, .. } if *shape == vector), "{error}");
         // Batches broadcast: a missing batch counts as one, a batch of one stretches.
         assert_eq!(Shape::matmul(&[1, 2, 3].into(), &[3, 4].into()).unwrap(), Shape::new([1, 2, 4]));
         assert_eq!(Shape::matmul(&[2, 1, 2, 3].into(), &[4, 3, 5].into()).unwrap(), Shape::new([2, 4, 2, 5]));
@@ -301,22 +289,31 @@ mod tests {
     fn concat_and_narrow_checks() {
         let shapes = [Shape::new([2, 3]), Shape::new([4, 3])];
         assert_eq!(Shape::concat(&shapes, 0).unwrap(), Shape::new([6, 3]));
-        assert!(Shape::concat(&shapes, 1).is_err());
+        assert!(matches!(Shape::concat(&shapes, 1), Err(Error::ShapeMismatch { op: "cat", .. })));
+        assert!(matches!(Shape::concat(&shapes, 2), Err(Error::AxisOutOfRange { op: "cat", axis: 2, .. })));
+        assert!(matches!(Shape::concat(&[], 0), Err(Error::InvalidValue { op: "cat", .. })));
         assert!(Shape::new([4, 3]).check_narrow(0, 2, 2).is_ok());
-        assert!(Shape::new([4, 3]).check_narrow(0, 3, 2).is_err());
-        assert!(Shape::new([4, 3]).check_narrow(0, usize::MAX, 2).is_err());
+        let past_the_end = Shape::new([4, 3]).check_narrow(0, 3, 2);
+        assert!(matches!(
+            past_the_end,
+            Err(Error::RangeOutOfBounds { op: "narrow", axis: 0, start: 3, len: 2, size: 4 })
+        ));
+        let overflowing = Shape::new([4, 3]).check_narrow(0, usize::MAX, 2);
+        assert!(matches!(overflowing, Err(Error::RangeOutOfBounds { start: usize::MAX, len: 2, size: 4, .. })));
     }
 
     #[test]
     fn absurd_sizes_are_errors_not_overflows() {
         assert_eq!(Shape::new([usize::MAX, 2]).num_elements(), usize::MAX);
         assert_eq!(Shape::new([usize::MAX, 2, 0]).num_elements(), 0);
-        assert!(Shape::new([usize::MAX, 0]).check_tensor_shape("t").is_err());
+        let too_large = Shape::new([usize::MAX, 0]).check_tensor_shape("t");
+        assert!(matches!(too_large, Err(Error::ShapeTooLarge { op: "t", max: Shape::MAX_ELEMENTS, .. })));
         assert!(Shape::new([1 << 20, 1 << 20, 0]).check_tensor_shape("t").is_ok());
         let empty = [Shape::new([1 << 40, 0]), Shape::new([0, 1 << 40])];
         assert!(Shape::matmul(&empty[0], &empty[1]).is_err());
         let halves = [Shape::new([usize::MAX / 2 + 1, 0]), Shape::new([usize::MAX / 2 + 1, 0])];
-        assert!(Shape::concat(&halves, 0).is_err());
-        assert!(Shape::new([0]).check_reshape(&Shape::new([usize::MAX, 0])).is_err());
+        assert!(matches!(Shape::concat(&halves, 0), Err(Error::SizeOverflow { op: "cat", .. })));
+        let reshaped = Shape::new([0]).check_reshape(&Shape::new([usize::MAX, 0]));
+        assert!(matches!(reshaped, Err(Error::ShapeTooLarge { op: "reshape", .. })));
     }
 }

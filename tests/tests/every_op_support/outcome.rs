@@ -26,7 +26,7 @@ pub enum Outcome {
     Device {
         the_operands: bool,
     },
-    /// The error's variant (`InvalidArgument`); the words may differ between a native kernel and a default.
+    /// The error's variant (`AxisOutOfRange`); the words may differ between a native kernel and a default.
     Error(String),
 }
 
