@@ -37,16 +37,16 @@ pub fn bools<B: dispatch_core::Backend>(
     dispatch_core::BoolTensor::from_vec(data.to_vec(), dims, device).unwrap()
 }
 
-/// Asserts that `result` is an `InvalidArgument` of `op` whose reason contains `words`.
-#[track_caller]
-pub fn assert_invalid_argument<T: std::fmt::Debug>(result: dispatch_core::Result<T>, op: &str, words: &str) {
-    match result {
-        Err(dispatch_core::Error::InvalidArgument { op: reported, reason }) => {
-            assert_eq!(reported, op);
-            assert!(reason.contains(words), "{reason}");
+/// Asserts that `$result` is an `Err` whose error matches `$pattern` (a pattern of `dispatch_core::Error`), e.g.
+/// `assert_err!(x.sum_dim(2), Error::AxisOutOfRange { op: "sum_dim", axis: 2, .. })`.
+#[macro_export]
+macro_rules! assert_err {
+    ($result:expr, $pattern:pat $(if $guard:expr)? $(,)?) => {
+        match $result {
+            ::std::result::Result::Err($pattern) $(if $guard)? => {}
+            other => panic!("expected Err({}), got {other:?}", ::core::stringify!($pattern)),
         }
-        other => panic!("expected InvalidArgument from {op}, got {other:?}"),
-    }
+    };
 }
 
 /// An argument of kind `$kind` of the op list (`Float`, `Int`, `Shape`, `usize`, ...) for a test that calls every

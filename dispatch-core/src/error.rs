@@ -1,5 +1,11 @@
 //! The one error type of every fallible op. Bad input is an `Err`, never a panic.
 
+mod argument;
+mod message;
+
+pub use argument::{ArgumentValue, RankRule};
+use message::{range_end, readable_bytes, record_mismatch, scalar_hint};
+
 use crate::shape::Shape;
 
 /// The result of a fallible op: [`Error`] unless another error type is given.
@@ -21,6 +27,100 @@ pub enum Error {
         lhs: Shape,
         /// The shape of the other operand; for `cat`, the first tensor whose shape does not fit.
         rhs: Shape,
+    },
+
+    /// A tensor whose rank (number of dimensions; unrelated to a process rank) is not one the op takes: a vector
+    /// to `matmul`, a 3-D input to `conv2d`, the empty shape `[]` anywhere.
+    #[error("invalid argument to `{op}`: needs {what} of {expected}, got shape {shape}{}", scalar_hint(.shape))]
+    UnexpectedRank {
+        /// The op that refused the tensor (`transpose`).
+        op: &'static str,
+        /// The operand, as the op names it (`an input [batch, channels, height, width]`).
+        what: &'static str,
+        /// The ranks the op takes.
+        expected: RankRule,
+        /// The tensor's shape.
+        shape: Shape,
+    },
+
+    /// A tensor of a rank the op takes whose sizes break another of its rules: a loss of more than one element,
+    /// a convolution's input with an empty plane, an empty axis to take the largest entry of.
+    #[error("invalid argument to `{op}`: needs {expected}, got shape {shape}")]
+    UnexpectedShape {
+        /// The op that refused the tensor (`backward`).
+        op: &'static str,
+        /// What the op needs, in words (`a one-element loss`).
+        expected: &'static str,
+        /// The tensor's shape.
+        shape: Shape,
+    },
+
+    /// A number of values that does not fill a shape: data handed to `from_vec`, or a tensor `reshape`d to a shape
+    /// of another element count.
+    #[error(
+        "invalid argument to `{op}`: {count} values do not fill shape {shape} ({} elements)",
+        .shape.num_elements()
+    )]
+    ElementCountMismatch {
+        /// The op that refused the values (`from_vec`, `reshape`).
+        op: &'static str,
+        /// How many values there are: the data's length, or the element count of the tensor reshaped.
+        count: usize,
+        /// The shape they should fill.
+        shape: Shape,
+    },
+
+    /// A shape with more elements than fit: more than [`Shape::MAX_ELEMENTS`] for a tensor, or than one call of the
+    /// distributed engine moves. Unlike [`Error::OutOfMemory`], no machine holds it.
+    #[error("invalid argument to `{op}`: shape {shape} is too large: at most {max} elements fit")]
+    ShapeTooLarge {
+        /// The op that refused the shape (`full`).
+        op: &'static str,
+        /// The shape asked for.
+        shape: Shape,
+        /// The most elements that fit: [`Shape::MAX_ELEMENTS`], or an engine's own limit.
+        max: usize,
+    },
+
+    /// An axis that names no dimension of the tensor.
+    #[error("invalid argument to `{op}`: axis {axis} is out of range for a tensor of shape {shape}")]
+    AxisOutOfRange {
+        /// The op that got the axis (`sum_dim`).
+        op: &'static str,
+        /// The axis asked for.
+        axis: usize,
+        /// The shape of the tensor it should name a dimension of.
+        shape: Shape,
+    },
+
+    /// An index outside `0..len`: a value of an int tensor of indices (`gather`, `index_select`, `one_hot`), or the
+    /// root rank of a `broadcast` in a group of `len` ranks.
+    #[error("invalid argument to `{op}`: index {index} is out of range 0..{len}")]
+    IndexOutOfRange {
+        /// The op that got the index (`index_select`).
+        op: &'static str,
+        /// The index, as given; an index of type `usize` past `i64::MAX` (a root rank) saturates there.
+        index: i64,
+        /// How many entries there are to index: the size of the axis, the classes, the ranks.
+        len: usize,
+    },
+
+    /// A range `start..start + len` that reaches past the end of an axis (`narrow`).
+    #[error(
+        "invalid argument to `{op}`: range {start}..{} is out of bounds for axis {axis} of size {size}",
+        range_end(.start, .len)
+    )]
+    RangeOutOfBounds {
+        /// The op that got the range (`narrow`).
+        op: &'static str,
+        /// The axis the range runs along.
+        axis: usize,
+        /// The first entry of the range.
+        start: usize,
+        /// How many entries the range takes.
+        len: usize,
+        /// The size of the axis.
+        size: usize,
     },
 
     /// Two operands on different devices, or on different backends of a dispatch enum.
@@ -74,13 +174,42 @@ pub enum Error {
         dtype: &'static str,
     },
 
-    /// An argument out of its domain: a bad axis, a reshape to another element count, an empty shape, data that
-    /// does not fill the shape.
+    /// An argument outside the values the op takes: a zero divisor, a probability outside `[0, 1)`, bounds with
+    /// `min > max`, non-finite random bounds, a stride of 0, an empty list of tensors.
+    #[error("invalid argument to `{op}`: `{parameter}` is {value}; it must be {expected}")]
+    InvalidValue {
+        /// The op or constructor that refused the argument (`clamp`, `Dropout::new`).
+        op: &'static str,
+        /// The parameter, as the op names it (`max`, `p`, `tensors.len()`).
+        parameter: &'static str,
+        /// The value given.
+        value: ArgumentValue,
+        /// What the value must be, in words (`a probability in [0, 1)`).
+        expected: &'static str,
+    },
+
+    /// A convolution or pooling window that spans more cells than the input holds once padded, along one side.
+    #[error(
+        "invalid argument to `{op}`: a window spanning {span} cells does not fit an input of {input} padded to {padded}"
+    )]
+    WindowTooLarge {
+        /// The op that slides the window (`max_pool2d`).
+        op: &'static str,
+        /// The cells one window spans, `dilation * (kernel - 1) + 1`; exact, so wider than `usize`.
+        span: u128,
+        /// The input's size along that side.
+        input: usize,
+        /// The input's size with the padding on both ends, `input + 2 * padding`; exact, so wider than `usize`.
+        padded: u128,
+    },
+
+    /// Input that no other variant describes, with what is wrong in words. The ops of dispatch give it only where
+    /// no structured variant fits, e.g. moving a tensor that records an autodiff graph to another backend.
     #[error("invalid argument to `{op}`: {reason}")]
     InvalidArgument {
-        /// The op or constructor that rejected the argument (`reshape`, `DistributedDevice::in_process`).
+        /// The op or constructor that rejected the argument (`to_device`).
         op: &'static str,
-        /// What is wrong, in words (`axis 2 is out of range for a tensor of shape [2, 3]`).
+        /// What is wrong, in words.
         reason: String,
     },
 
@@ -162,14 +291,37 @@ pub enum Error {
     },
 
     /// A size an op computes from valid arguments that does not fit in `usize`: a window padded past the address
-    /// space, an unfolded input with more elements than `usize` counts. Arguments the op refuses outright are an
-    /// [`Error::InvalidArgument`] instead, whatever their size.
+    /// space, an unfolded input with more elements than `usize` counts. Arguments the op refuses outright are
+    /// another variant instead ([`Error::InvalidValue`], [`Error::ShapeTooLarge`]), whatever their size.
     #[error("size overflow in `{op}`: {what} does not fit in usize")]
     SizeOverflow {
         /// The op whose size overflowed (`conv2d`).
         op: &'static str,
         /// Which size, in words (`the padded input height`).
         what: &'static str,
+    },
+
+    /// A record whose entries do not match what loads it: a saved file without a parameter of the module, or with
+    /// tensors (or optimizer state) the module does not have. Nothing is skipped or dropped silently.
+    #[error("record mismatch in `{op}`: {}", record_mismatch(.missing, .unexpected))]
+    RecordMismatch {
+        /// The op that loads the record (`load`, `load_state`).
+        op: &'static str,
+        /// The entries the module needs and the record lacks, by name.
+        missing: Vec<String>,
+        /// The entries of the record that nothing takes, by name.
+        unexpected: Vec<String>,
+    },
+
+    /// A file could not be read or written.
+    #[error("`{op}` failed on {}: {error}", .path.display())]
+    Io {
+        /// The op that touched the file (`save`, `load`).
+        op: &'static str,
+        /// The file, as the user named it.
+        path: std::path::PathBuf,
+        /// The operating system's error.
+        error: std::io::Error,
     },
 
     /// The underlying library failed.
@@ -191,7 +343,29 @@ impl Error {
         Self::ShapeMismatch { op, lhs: lhs.clone(), rhs: rhs.clone() }
     }
 
-    /// An [`Error::InvalidArgument`] in `op`, with `reason` saying what is wrong.
+    /// An [`Error::UnexpectedRank`] in `op`: `what` (the operand, in words) has `shape`, whose rank is not
+    /// `expected`.
+    pub fn unexpected_rank(op: &'static str, what: &'static str, expected: RankRule, shape: &Shape) -> Self {
+        Self::UnexpectedRank { op, what, expected, shape: shape.clone() }
+    }
+
+    /// An [`Error::UnexpectedShape`] in `op`: the op needs `expected` (in words) and got a tensor of `shape`.
+    pub fn unexpected_shape(op: &'static str, expected: &'static str, shape: &Shape) -> Self {
+        Self::UnexpectedShape { op, expected, shape: shape.clone() }
+    }
+
+    /// An [`Error::InvalidValue`] in `op`: `parameter` is `value`, which is not `expected` (in words).
+    pub fn invalid_value(
+        op: &'static str,
+        parameter: &'static str,
+        value: impl Into<ArgumentValue>,
+        expected: &'static str,
+    ) -> Self {
+        Self::InvalidValue { op, parameter, value: value.into(), expected }
+    }
+
+    /// An [`Error::InvalidArgument`] in `op`, with `reason` saying what is wrong: for input that no structured
+    /// variant describes.
     pub fn invalid(op: &'static str, reason: impl Into<String>) -> Self {
         Self::InvalidArgument { op, reason: reason.into() }
     }
@@ -204,33 +378,5 @@ impl Error {
     /// An [`Error::Backend`]: backend `backend` failed in `op` with the library error `source`.
     pub fn backend(backend: impl Into<String>, op: &'static str, source: impl Into<BoxedSource>) -> Self {
         Self::Backend { backend: backend.into(), op, source: source.into() }
-    }
-}
-
-/// `bytes` in the largest binary unit that keeps it at 1 or more, e.g. `4.0 TiB`.
-fn readable_bytes(bytes: &usize) -> String {
-    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    let mut value = *bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn out_of_memory_names_the_op_and_the_bytes_in_a_readable_unit() {
-        let error = Error::OutOfMemory { op: "full", bytes: 1 << 42 };
-        assert_eq!(
-            error.to_string(),
-            "out of memory in `full`: 4398046511104 bytes (4.0 TiB) cannot be allocated on this machine"
-        );
-        assert_eq!(readable_bytes(&1536), "1.5 KiB");
-        assert_eq!(readable_bytes(&usize::MAX), "16.0 EiB");
     }
 }

@@ -28,7 +28,7 @@ pub use device::{AutodiffDevice, DeviceOf, Dispatch, ParseDeviceError, Route};
 pub use dispatch_derive::{Dispatch, extension};
 pub use distributed::DistributedDevice;
 pub use dtype::DType;
-pub use error::{Error, Result};
+pub use error::{ArgumentValue, Error, RankRule, Result};
 pub use gradients::{AutodiffBackend, Gradients, TensorId};
 pub use shape::Shape;
 pub use tensor::{BoolTensor, IntTensor, Tensor};

@@ -61,10 +61,12 @@ pub fn clamp<T: Float>(x: T, min: T, max: T) -> T {
 
 /// `clamp`'s bounds must be numbers with `min <= max`.
 pub fn check_clamp_bounds(min: f64, max: f64) -> Result<()> {
-    if min <= max {
-        Ok(())
+    if min.is_nan() {
+        Err(Error::invalid_value("clamp", "min", min, "a number"))
+    } else if max.is_nan() || min > max {
+        Err(Error::invalid_value("clamp", "max", max, "a number no smaller than `min`"))
     } else {
-        Err(Error::invalid("clamp", format!("needs min <= max (and neither NaN), got min {min}, max {max}")))
+        Ok(())
     }
 }
 

@@ -51,12 +51,13 @@ pub(crate) fn uniform<T: Sample>(
     op: &'static str,
 ) -> Result<Vec<T>> {
     shape.check_tensor_shape(op)?;
+    if !low.is_finite() {
+        return Err(Error::invalid_value(op, "low", low, "finite"));
+    }
     let below_high = dtype.largest_below(high);
-    if !(low.is_finite() && high.is_finite() && low < high && dtype.round(low) <= below_high) {
-        return Err(Error::invalid(
-            op,
-            format!("needs finite bounds with low < high and a {dtype} value between them, got [{low}, {high})"),
-        ));
+    if !(high.is_finite() && low < high && dtype.round(low) <= below_high) {
+        let expected = "finite and above `low`, with a value of the dtype in [low, high)";
+        return Err(Error::invalid_value(op, "high", high, expected));
     }
     let mut rng = SplitMix64(seed);
     let span = high - low;
@@ -74,8 +75,11 @@ pub(crate) fn normal<T: Sample>(
     op: &'static str,
 ) -> Result<Vec<T>> {
     shape.check_tensor_shape(op)?;
-    if !(mean.is_finite() && std.is_finite() && std >= 0.0) {
-        return Err(Error::invalid(op, format!("needs a finite mean and a finite std >= 0, got {mean} and {std}")));
+    if !mean.is_finite() {
+        return Err(Error::invalid_value(op, "mean", mean, "finite"));
+    }
+    if !(std.is_finite() && std >= 0.0) {
+        return Err(Error::invalid_value(op, "std", std, "finite and >= 0"));
     }
     let mut rng = SplitMix64(seed);
     let count = shape.num_elements();
@@ -96,6 +100,7 @@ pub(crate) fn normal<T: Sample>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::RankRule;
 
     #[test]
     fn uniform_is_seeded_and_in_range() {
@@ -148,12 +153,16 @@ mod tests {
     #[test]
     fn bad_arguments_are_errors() {
         let shape = Shape::new([3]);
-        assert!(uniform::<f64>(&shape, (1.0, 1.0), 0, DType::F32, "t").is_err());
-        assert!(uniform::<f64>(&shape, (f64::NAN, 1.0), 0, DType::F32, "t").is_err());
+        let refused = |result: Result<Vec<f64>>, parameter: &str| matches!(result, Err(Error::InvalidValue { op: "t", parameter: named, .. }) if named == parameter);
+        assert!(refused(uniform(&shape, (1.0, 1.0), 0, DType::F32, "t"), "high"));
+        assert!(refused(uniform(&shape, (f64::NAN, 1.0), 0, DType::F32, "t"), "low"));
+        assert!(refused(uniform(&shape, (0.0, f64::INFINITY), 0, DType::F32, "t"), "high"));
         // Every sample would round to 1 + 2^-10, which is `high` itself, and the f16 below it is under `low`.
         let (low, high) = (1.0 + 2f64.powi(-11) + 2f64.powi(-13), 1.0 + 2f64.powi(-10));
-        assert!(uniform::<f64>(&shape, (low, high), 0, DType::F16, "t").is_err());
-        assert!(normal::<f64>(&shape, (0.0, -1.0), 0, DType::F32, "t").is_err());
-        assert!(normal::<f64>(&Shape::new(Vec::new()), (0.0, 1.0), 0, DType::F32, "t").is_err());
+        assert!(refused(uniform(&shape, (low, high), 0, DType::F16, "t"), "high"));
+        assert!(refused(normal(&shape, (0.0, -1.0), 0, DType::F32, "t"), "std"));
+        assert!(refused(normal(&shape, (f64::NAN, 1.0), 0, DType::F32, "t"), "mean"));
+        let scalar = normal::<f64>(&Shape::new(Vec::new()), (0.0, 1.0), 0, DType::F32, "t");
+        assert!(matches!(scalar, Err(Error::UnexpectedRank { expected: RankRule::AtLeast(1), .. })));
     }
 }

@@ -55,7 +55,7 @@ pub fn from_bytes<B: Backend>(bytes: &[u8], device: &B::Device) -> Result<Vec<(S
     let file = SafeTensors::deserialize(bytes).map_err(format_error("load"))?;
     let mut named = Vec::new();
     for (name, view) in file.tensors() {
-        let (dtype, values) = decode(&name, &view)?;
+        let (dtype, values) = decode(&view)?;
         named.push((name, Tensor::from_f64_vec(values, Shape::new(view.shape()), dtype, device)?));
     }
     Ok(named)
@@ -93,18 +93,22 @@ pub fn load_bytes<B: Backend, M: Module<B>>(template: M, bytes: &[u8]) -> Result
     let file = SafeTensors::deserialize(bytes).map_err(format_error("load"))?;
     let mut unused: BTreeMap<String, ()> = file.names().into_iter().map(|name| (name.to_owned(), ())).collect();
     let module = template.map_params("", &mut |name: &str, param: Tensor<B>| {
-        let view = file.tensor(name).map_err(|_| Error::invalid("load", format!("the file has no `{name}`")))?;
+        let view = file.tensor(name).map_err(|_| Error::RecordMismatch {
+            op: "load",
+            missing: vec![name.to_owned()],
+            unexpected: Vec::new(),
+        })?;
         unused.remove(name);
         let shape = Shape::new(view.shape());
         if shape != param.shape() {
             return Err(Error::ShapeMismatch { op: "load", lhs: param.shape(), rhs: shape });
         }
-        let (dtype, values) = decode(name, &view)?;
+        let (dtype, values) = decode(&view)?;
         Tensor::from_f64_vec(values, shape, dtype, &param.device())?.cast(param.dtype())
     })?;
     if !unused.is_empty() {
-        let names: Vec<&String> = unused.keys().collect();
-        return Err(Error::invalid("load", format!("the file has tensors the module does not: {names:?}")));
+        let unexpected = unused.into_keys().collect();
+        return Err(Error::RecordMismatch { op: "load", missing: Vec::new(), unexpected });
     }
     Ok(module)
 }
@@ -136,16 +140,14 @@ fn encode<B: Backend>(tensor: &Tensor<B>) -> Result<(Dtype, Vec<u8>)> {
     Ok((dtype, bytes))
 }
 
-fn decode(name: &str, view: &TensorView<'_>) -> Result<(DType, Vec<f64>)> {
+fn decode(view: &TensorView<'_>) -> Result<(DType, Vec<f64>)> {
     let data = view.data();
     let values: Vec<f64> = match view.dtype() {
         Dtype::F32 => data.chunks_exact(4).map(|b| f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))).collect(),
         Dtype::F64 => data.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8]))).collect(),
         Dtype::F16 => data.chunks_exact(2).map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f64()).collect(),
         Dtype::BF16 => data.chunks_exact(2).map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f64()).collect(),
-        other => {
-            return Err(Error::invalid("load", format!("`{name}` is {other:?}; only F32, F64, F16 and BF16 load")));
-        }
+        other => return Err(Error::UnsupportedDType { op: "load", backend: "safetensors", dtype: dtype_name(other) }),
     };
     let dtype = match view.dtype() {
         Dtype::F64 => DType::F64,
@@ -161,7 +163,33 @@ fn format_error(op: &'static str) -> impl Fn(safetensors::SafeTensorError) -> Er
 }
 
 fn file_error<'a>(op: &'static str, path: &'a Path) -> impl Fn(std::io::Error) -> Error + 'a {
-    move |error| Error::invalid(op, format!("{}: {error}", path.display()))
+    move |error| Error::Io { op, path: path.to_path_buf(), error }
+}
+
+/// The name of a safetensors dtype that does not load, as `'static` text for [`Error::UnsupportedDType`].
+fn dtype_name(dtype: Dtype) -> &'static str {
+    const NAMES: [&str; 18] = [
+        "BOOL",
+        "F4",
+        "F6_E2M3",
+        "F6_E3M2",
+        "U8",
+        "I8",
+        "F8_E5M2",
+        "F8_E4M3",
+        "F8_E8M0",
+        "F8_E4M3FNUZ",
+        "F8_E5M2FNUZ",
+        "I16",
+        "U16",
+        "I32",
+        "U32",
+        "C64",
+        "I64",
+        "U64",
+    ];
+    let name = dtype.to_string();
+    NAMES.into_iter().find(|&known| known == name).unwrap_or("newer than this release")
 }
 
 #[cfg(all(test, feature = "ndarray"))]

@@ -102,7 +102,7 @@ fn identical(a: &Answer, b: &Answer) -> bool {
             (dims, dtype, bits(values)) == (d, t, bits(v))
         }
         (Ok(x), Ok(y)) => x == y,
-        (Err(x), Err(y)) => ErrorKind::of(x) == ErrorKind::of(y),
+        (Err(x), Err(y)) => std::mem::discriminant(x) == std::mem::discriminant(y),
         _ => false,
     };
     let both_record = a.records_gradients && b.records_gradients;
@@ -197,8 +197,7 @@ fn random_programs_reach_every_op_every_error_kind_and_every_edge() {
     assert!(not_reached.is_empty(), "no program calls {not_reached:?}");
 
     let expected: Vec<Expected> = programs.iter().map(expect).collect();
-    for kind in
-        [ErrorKind::ShapeMismatch, ErrorKind::InvalidArgument, ErrorKind::DTypeMismatch, ErrorKind::UnexpectedDType]
+    for kind in [ErrorKind::ShapeMismatch, ErrorKind::BadArgument, ErrorKind::DTypeMismatch, ErrorKind::UnexpectedDType]
     {
         assert!(expected.iter().any(|e| matches!(&e.outcome, Err(failure) if failure.kind == kind)), "{kind:?}");
     }
@@ -284,7 +283,7 @@ fn rank_zero_is_the_same_invalid_argument_everywhere() {
     let direct = Program { input: vec![], dtype: DType::F32, seed: 1, steps: vec![Step::Unary(Unary::Tanh)] };
     let reshaped = Program { input: vec![1], dtype: DType::BF16, seed: 2, steps: vec![Step::Reshape(vec![])] };
     for program in [direct, reshaped] {
-        assert!(matches!(expect(&program).outcome, Err(ref failure) if failure.kind == ErrorKind::InvalidArgument));
+        assert!(matches!(expect(&program).outcome, Err(ref failure) if failure.kind == ErrorKind::BadArgument));
         check(&program);
     }
 }

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use dispatch_core::distributed::{Collective, ReduceOp, run_in_process};
-use dispatch_core::{HostTensor, Shape};
+use dispatch_core::{ArgumentValue, Error, HostTensor, Shape};
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -188,5 +188,13 @@ fn shard_ranges_split_a_batch_in_rank_order() {
 #[test]
 fn a_group_needs_at_least_one_rank() {
     let error = run_in_process(0, TIMEOUT, |_| Ok(())).unwrap_err();
-    assert!(error.to_string().contains("at least one rank"), "{error}");
+    let no_rank = matches!(
+        error,
+        Error::InvalidValue { op: "run_in_process", parameter: "world_size", value: ArgumentValue::Size(0), .. }
+    );
+    assert!(no_rank, "{error}");
+    assert_eq!(
+        error.to_string(),
+        "invalid argument to `run_in_process`: `world_size` is 0; it must be at least 1: a group needs a rank"
+    );
 }

@@ -3,7 +3,7 @@
 
 use dispatch_core::backend::{Conv2dOptions, Window2d};
 use dispatch_core::backends::Autodiff;
-use dispatch_core::{Backend, BaseBackend, DType, Error, IntTensor, Result, Tensor};
+use dispatch_core::{ArgumentValue, Backend, BaseBackend, DType, Error, IntTensor, RankRule, Result, Tensor};
 use dispatch_nn::layers::{AvgPool2d, CausalSelfAttention, Conv2d, Dropout, Embedding, LayerNorm, Linear, MaxPool2d};
 use dispatch_nn::loss::{cross_entropy, mse};
 use dispatch_tests::{check_gradients, ints};
@@ -95,16 +95,30 @@ fn layers_compute_what_they_say<B: Backend>(device: &B::Device) {
 fn bad_input_is_a_typed_error<B: Backend>(device: &B::Device) {
     assert!(matches!(
         CausalSelfAttention::<B>::new(6, 4, 0, DType::F32, device),
-        Err(Error::InvalidArgument { op: "CausalSelfAttention::new", .. })
+        Err(Error::InvalidValue {
+            op: "CausalSelfAttention::new",
+            parameter: "heads",
+            value: ArgumentValue::Size(4),
+            ..
+        })
     ));
-    assert!(matches!(Dropout::new(1.0, 0), Err(Error::InvalidArgument { .. })));
+    let error = Dropout::new(1.0, 0).unwrap_err();
+    assert!(matches!(error, Error::InvalidValue { op: "Dropout::new", parameter: "p", .. }), "{error}");
+    assert_eq!(error.to_string(), "invalid argument to `Dropout::new`: `p` is 1; it must be a probability in [0, 1)");
+    let flat = Tensor::<B>::zeros([4, 6], DType::F32, device).unwrap();
+    let attention = CausalSelfAttention::<B>::new(6, 2, 0, DType::F32, device).unwrap();
+    let error = attention.forward(&flat).unwrap_err();
+    assert!(matches!(error, Error::UnexpectedRank { expected: RankRule::Exactly(3), .. }), "{error}");
     let logits = Tensor::<B>::zeros([2, 3], DType::F32, device).unwrap();
     let error = cross_entropy(&logits, &ints(&[0, 1, 2], &[3], device)).unwrap_err();
     assert!(matches!(error, Error::ShapeMismatch { op: "cross_entropy", .. }), "{error}");
     let error = cross_entropy(&logits, &ints(&[0, 3], &[2], device)).unwrap_err();
-    assert!(matches!(error, Error::InvalidArgument { op: "gather", .. }), "{error}");
+    assert!(matches!(error, Error::IndexOutOfRange { op: "gather", index: 3, len: 3 }), "{error}");
+    let error = cross_entropy(&Tensor::<B>::zeros([6], DType::F32, device).unwrap(), &ints(&[0], &[1], device));
+    assert!(matches!(error, Err(Error::UnexpectedRank { op: "cross_entropy", .. })), "{error:?}");
     let embedding = Embedding::<B>::new(3, 2, 0.02, 0, DType::F32, device).unwrap();
-    assert!(embedding.forward(&IntTensor::from_vec(vec![3], [1], device).unwrap()).is_err());
+    let error = embedding.forward(&IntTensor::from_vec(vec![3], [1], device).unwrap()).unwrap_err();
+    assert!(matches!(error, Error::IndexOutOfRange { index: 3, len: 3, .. }), "{error}");
 }
 
 /// Dropout's mask comes from its seed: the same on every backend, new at each call, none in evaluation.

@@ -4,11 +4,12 @@
 //! Sizes are `usize`, but the arithmetic between them runs in `u128`, where `input + 2 * padding` and
 //! `dilation * (kernel - 1) + 1` are exact for any `usize` operands: an absurd option is judged by the same rule as
 //! an ordinary one, never by a wrapped value. Each op first checks its arguments against the rules (an
-//! [`Error::InvalidArgument`]), then that the sizes it computes fit back in `usize` ([`Error::SizeOverflow`]). One
+//! [`Error::InvalidValue`], [`Error::WindowTooLarge`], [`Error::UnexpectedRank`] or [`Error::UnexpectedShape`]), then
+//! that the sizes it computes fit back in `usize` ([`Error::SizeOverflow`]). One
 //! of those is the padded input, which bounds every tap position the ops compute: their `usize` arithmetic on
 //! positions cannot overflow once it fits.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, RankRule, Result};
 use crate::shape::Shape;
 
 /// A 2-D sliding window: kernel size, stride, zero padding on each side and dilation, each as `[height, width]`.
@@ -53,9 +54,9 @@ impl Window2d {
     }
 
     /// The output size over an input of `[height, width]`: on each side `(input + 2 * padding - dilation *
-    /// (kernel - 1) - 1) / stride + 1` positions. [`Error::InvalidArgument`] if a kernel, stride or dilation is 0
-    /// or the window spans more than the padded input; [`Error::SizeOverflow`] if the padded input does not fit in
-    /// `usize`.
+    /// (kernel - 1) - 1) / stride + 1` positions. [`Error::InvalidValue`] if a kernel, stride or dilation is 0,
+    /// [`Error::WindowTooLarge`] if the window spans more than the padded input; [`Error::SizeOverflow`] if the
+    /// padded input does not fit in `usize`.
     pub fn output_size(&self, op: &'static str, input: [usize; 2]) -> Result<[usize; 2]> {
         let positions = self.positions(op, input)?;
         self.check_padded_fits(op, input)?;
@@ -65,17 +66,14 @@ impl Window2d {
 
     /// The positions on each side, exactly, or why the window is refused; nothing here can overflow.
     pub(crate) fn positions(&self, op: &'static str, input: [usize; 2]) -> Result<[u128; 2]> {
-        if self.kernel.contains(&0) || self.stride.contains(&0) || self.dilation.contains(&0) {
-            return Err(Error::invalid(op, format!("needs kernel, stride and dilation of 1 or more, got {self:?}")));
+        for (parameter, sizes) in [("kernel", self.kernel), ("stride", self.stride), ("dilation", self.dilation)] {
+            check_positive(op, parameter, sizes)?;
         }
         let mut positions = [0; 2];
         for side in 0..2 {
             let (padded, reach) = (self.padded(side, input[side]), self.reach(side));
             if reach > padded {
-                let size = input[side];
-                let reason =
-                    format!("a window spanning {reach} cells does not fit an input of {size} padded to {padded}");
-                return Err(Error::invalid(op, reason));
+                return Err(Error::WindowTooLarge { op, span: reach, input: input[side], padded });
             }
             positions[side] = (padded - reach) / wide(self.stride[side]) + 1;
         }
@@ -92,7 +90,7 @@ impl Window2d {
     /// PyTorch's rule for a pooling window: padding at most half the kernel on each side.
     pub(crate) fn check_pool_padding(&self, op: &'static str) -> Result<()> {
         if (0..2).any(|side| self.padding[side] > self.kernel[side] / 2) {
-            return Err(Error::invalid(op, format!("needs padding of at most half the kernel, got {self:?}")));
+            return Err(Error::invalid_value(op, "padding", self.padding, "at most half the kernel on each side"));
         }
         Ok(())
     }
@@ -190,23 +188,29 @@ pub(crate) fn product(op: &'static str, what: &'static str, sizes: &[usize]) -> 
 }
 
 /// The dimensions of a rank-4 shape, or why it is not one.
-pub(crate) fn dims4(op: &'static str, what: &str, shape: &Shape) -> Result<[usize; 4]> {
-    <[usize; 4]>::try_from(shape.dims())
-        .map_err(|_| Error::invalid(op, format!("needs {what} of rank 4, got shape {shape}")))
+pub(crate) fn dims4(op: &'static str, what: &'static str, shape: &Shape) -> Result<[usize; 4]> {
+    <[usize; 4]>::try_from(shape.dims()).map_err(|_| Error::unexpected_rank(op, what, RankRule::Exactly(4), shape))
 }
 
 /// The dimensions of a rank-3 shape, or why it is not one.
-pub(crate) fn dims3(op: &'static str, what: &str, shape: &Shape) -> Result<[usize; 3]> {
-    <[usize; 3]>::try_from(shape.dims())
-        .map_err(|_| Error::invalid(op, format!("needs {what} of rank 3, got shape {shape}")))
+pub(crate) fn dims3(op: &'static str, what: &'static str, shape: &Shape) -> Result<[usize; 3]> {
+    <[usize; 3]>::try_from(shape.dims()).map_err(|_| Error::unexpected_rank(op, what, RankRule::Exactly(3), shape))
+}
+
+/// `sizes` of 1 or more on each side, or an [`Error::InvalidValue`] naming `parameter`.
+fn check_positive(op: &'static str, parameter: &'static str, sizes: [usize; 2]) -> Result<()> {
+    if sizes.contains(&0) {
+        return Err(Error::invalid_value(op, parameter, sizes, "1 or more on each side"));
+    }
+    Ok(())
 }
 
 /// PyTorch's rule for pooling and unfolding: the batch may be empty, the channels and the plane may not.
 pub(crate) fn check_planes(op: &'static str, shape: &Shape) -> Result<[usize; 4]> {
     let dims = dims4(op, "an input [batch, channels, height, width]", shape)?;
     if dims[1..].contains(&0) {
-        let reason = format!("needs channels, rows and columns (only the batch may be empty), got shape {shape}");
-        return Err(Error::invalid(op, reason));
+        let expected = "an input with channels, rows and columns (only the batch may be empty)";
+        return Err(Error::unexpected_shape(op, expected, shape));
     }
     Ok(dims)
 }
@@ -215,10 +219,7 @@ pub(crate) fn check_planes(op: &'static str, shape: &Shape) -> Result<[usize; 4]
 /// groups) and the output channels.
 fn check_groups(op: &'static str, groups: usize, in_channels: usize, out_channels: usize) -> Result<()> {
     if groups == 0 || !in_channels.is_multiple_of(groups) || !out_channels.is_multiple_of(groups) {
-        return Err(Error::invalid(
-            op,
-            format!("{groups} groups must divide {in_channels} input and {out_channels} output channels"),
-        ));
+        return Err(Error::invalid_value(op, "groups", groups, "a divisor of the input and the output channels"));
     }
     Ok(())
 }
@@ -252,16 +253,16 @@ pub(crate) fn conv2d_geometry(
     let [o, c_per_group, kh, kw] = dims4(op, "a weight [out, in / groups, height, width]", weight)?;
     let groups = options.groups;
     check_groups(op, groups, c, o)?;
+    // The weight's channels per group, times the groups, are the input's channels.
     if c_per_group.checked_mul(groups) != Some(c) {
-        let reason = format!("the weight takes {c_per_group} channels per group, the input has {c} in {groups} groups");
-        return Err(Error::invalid(op, reason));
+        return Err(Error::shape_mismatch(op, input, weight));
     }
     if o == 0 {
-        return Err(Error::invalid(op, format!("needs a weight with output channels, got shape {weight}")));
+        return Err(Error::unexpected_shape(op, "a weight with output channels", weight));
     }
     if n > 0 && c > 0 && (h == 0 || w == 0) {
-        let reason = format!("an empty plane needs an empty batch or no channels, got shape {input}");
-        return Err(Error::invalid(op, reason));
+        let expected = "an input with rows and columns, unless its batch or channels are empty";
+        return Err(Error::unexpected_shape(op, expected, input));
     }
     let [oh, ow] = options.window([kh, kw]).output_size(op, [h, w])?;
     let rows = product(op, "the unfolded input's rows", &[c, kh, kw])?;
@@ -277,24 +278,28 @@ pub(crate) fn conv_transpose2d_geometry(input: &Shape, weight: &Shape, options: 
     let [n, c, h, w] = dims4(op, "an input [batch, channels, height, width]", input)?;
     let [c_weight, o_per_group, kh, kw] = dims4(op, "a weight [in, out / groups, height, width]", weight)?;
     if [c_weight, o_per_group, kh, kw].contains(&0) {
-        return Err(Error::invalid(op, format!("needs a weight without empty dimensions, got shape {weight}")));
+        return Err(Error::unexpected_shape(op, "a weight without empty dimensions", weight));
     }
     check_groups(op, options.groups, c_weight, o_per_group.saturating_mul(options.groups))?;
+    // The weight's first dimension is the input's channels.
     if c_weight != c {
-        return Err(Error::invalid(op, format!("the weight takes {c_weight} input channels, the input has {c}")));
+        return Err(Error::shape_mismatch(op, input, weight));
     }
-    if options.stride.contains(&0) || options.dilation.contains(&0) {
-        return Err(Error::invalid(op, format!("needs stride and dilation of 1 or more, got {options:?}")));
-    }
+    check_positive(op, "stride", options.stride)?;
+    check_positive(op, "dilation", options.dilation)?;
     if (0..2).any(|side| options.output_padding[side] >= options.stride[side]) {
-        let reason = format!("output padding {:?} must be below the stride", options.output_padding);
-        return Err(Error::invalid(op, reason));
+        return Err(Error::invalid_value(
+            op,
+            "output_padding",
+            options.output_padding,
+            "below the stride on each side",
+        ));
     }
     if n > 0 && (h == 0 || w == 0) {
-        return Err(Error::invalid(op, format!("an empty plane needs an empty batch, got shape {input}")));
+        return Err(Error::unexpected_shape(op, "an input with rows and columns, unless its batch is empty", input));
     }
     let window = options.window([kh, kw]);
-    let no_output = || Error::invalid(op, format!("padding {:?} leaves no output", options.padding));
+    let no_output = || Error::invalid_value(op, "padding", options.padding, "small enough to leave an output");
     let (mut full, mut size) = ([0; 2], [0; 2]);
     for side in 0..2 {
         // The output before the padding is cut from each side: `(input - 1) * stride + reach + output padding`,

@@ -4,7 +4,7 @@
 //! `[2, 0]`), and ops follow the usual math on the empty set. Element-wise ops, layout ops and `log_softmax` return
 //! empty tensors; broadcasting treats 0 like any size other than 1 (it meets only 0 or 1); `matmul` with an inner
 //! size of 0 gives zeros; `sum` of nothing is 0, `mean` of nothing is NaN (0 / 0); `argmax` along an empty axis is
-//! an `InvalidArgument`, since there is no index to return.
+//! an `UnexpectedShape`, since there is no index to return.
 
 mod autodiff;
 #[cfg(feature = "candle")]

@@ -69,14 +69,13 @@ impl Collective {
         match *self {
             Self::AllReduce(_) | Self::Barrier => Ok(input.clone()),
             Self::Broadcast { root } if root >= world_size => {
-                Err(Error::invalid(op, format!("root rank {root} is out of range for a group of {world_size} rank(s)")))
+                Err(Error::IndexOutOfRange { op, index: i64::try_from(root).unwrap_or(i64::MAX), len: world_size })
             }
             Self::Broadcast { .. } => Ok(input.clone()),
             Self::AllGather => {
                 let rows = leading_dim(op, input)?;
-                let total = rows.checked_mul(world_size).ok_or_else(|| {
-                    Error::invalid(op, format!("gathering {world_size} tensors of shape {input} overflows"))
-                })?;
+                let total =
+                    rows.checked_mul(world_size).ok_or(Error::SizeOverflow { op, what: "the gathered length" })?;
                 // Rows alone may fit while the elements do not; every rank rejects such a gather, before any
                 // rank allocates its output.
                 let output = input.with_dim(op, 0, total)?;
@@ -86,13 +85,8 @@ impl Collective {
             Self::ReduceScatter(_) => {
                 let rows = leading_dim(op, input)?;
                 if rows % world_size != 0 {
-                    return Err(Error::invalid(
-                        op,
-                        format!(
-                            "axis 0 of shape {input} has {rows} entries, which {world_size} rank(s) cannot split \
-                             evenly"
-                        ),
-                    ));
+                    let expected = "a first axis that the group's ranks split evenly";
+                    return Err(Error::unexpected_shape(op, expected, input));
                 }
                 input.with_dim(op, 0, rows / world_size)
             }
@@ -206,8 +200,10 @@ mod tests {
         let shape = Shape::new([4, 3]);
         assert_eq!(Collective::AllGather.output_shape(&shape, 2).unwrap(), Shape::new([8, 3]));
         assert_eq!(Collective::ReduceScatter(ReduceOp::Sum).output_shape(&shape, 2).unwrap(), Shape::new([2, 3]));
-        assert!(Collective::ReduceScatter(ReduceOp::Sum).output_shape(&shape, 3).is_err());
-        assert!(Collective::Broadcast { root: 2 }.output_shape(&shape, 2).is_err());
+        let uneven = Collective::ReduceScatter(ReduceOp::Sum).output_shape(&shape, 3);
+        assert!(matches!(uneven, Err(Error::UnexpectedShape { op: "reduce_scatter", .. })), "{uneven:?}");
+        let outside = Collective::Broadcast { root: 2 }.output_shape(&shape, 2);
+        assert!(matches!(outside, Err(Error::IndexOutOfRange { op: "broadcast", index: 2, len: 2 })), "{outside:?}");
         assert_eq!(Collective::Broadcast { root: 1 }.output_shape(&shape, 2).unwrap(), shape);
     }
 

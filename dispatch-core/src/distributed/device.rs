@@ -50,7 +50,8 @@ impl<D: Dispatch> DistributedDevice<D> {
     /// Ranks that are threads of this process, one per device in `ranks`.
     pub fn in_process(ranks: Vec<D::Local>) -> Result<Self> {
         if ranks.is_empty() {
-            return Err(Error::invalid("DistributedDevice::in_process", "a group needs at least one rank"));
+            let expected = "at least 1: a group needs a rank";
+            return Err(Error::invalid_value("DistributedDevice::in_process", "ranks.len()", 0usize, expected));
         }
         Ok(Self::from_engine(EngineSpec::InProcess { ranks }))
     }
@@ -163,10 +164,13 @@ impl<D: Dispatch> DistributedDevice<D> {
         match &self.group.engine {
             EngineSpec::InProcess { ranks } => {
                 let results = in_process::run(ranks.len(), timeout, |communicator| {
-                    let device = ranks
-                        .get(communicator.rank())
-                        .cloned()
-                        .ok_or_else(|| Error::invalid("DistributedDevice::run", "a rank index outside the group"))?;
+                    let (rank, len) = (communicator.rank(), ranks.len());
+                    let outside = || Error::IndexOutOfRange {
+                        op: "DistributedDevice::run",
+                        index: i64::try_from(rank).unwrap_or(i64::MAX),
+                        len,
+                    };
+                    let device = ranks.get(rank).cloned().ok_or_else(outside)?;
                     work(Rank::new(device, communicator))
                 });
                 RankResults::new(results.into_iter().enumerate().collect())

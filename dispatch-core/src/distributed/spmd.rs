@@ -33,7 +33,12 @@ where
     T: Send,
 {
     if world_size == 0 {
-        return Err(Error::invalid("run_in_process", "a group needs at least one rank"));
+        return Err(Error::invalid_value(
+            "run_in_process",
+            "world_size",
+            world_size,
+            "at least 1: a group needs a rank",
+        ));
     }
     let results = in_process::run(world_size, timeout, work);
     Ok(RankResults::new(results.into_iter().enumerate().collect()))

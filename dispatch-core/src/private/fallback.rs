@@ -23,6 +23,7 @@ impl<D> Debug for FallbackBackend<D> {
 
 /// The one error every op of the fallback backend returns.
 fn derive_failed(op: &'static str) -> Error {
+    // Unreachable: a crate whose derive failed does not compile, so no variant is worth adding for it.
     Error::invalid(op, "the device enum's `#[derive(Dispatch)]` failed")
 }
 

@@ -27,6 +27,7 @@ pub use crate::shape::Shape;
 /// The error of `to_device` moving a tensor that records an autodiff graph from `from` to `to`, a device of another
 /// backend: through host memory its values would arrive untracked and its gradient would be lost.
 pub fn to_device_would_cut_the_graph(from: impl Display, to: impl Display) -> Error {
+    // No structured variant describes a move that would lose a gradient; the words say what to do instead.
     Error::invalid(
         "to_device",
         format!(

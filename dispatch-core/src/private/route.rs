@@ -347,9 +347,11 @@ macro_rules! __op_send {
     ({ $op:ident, $visit:ident } [Float] $routed:ident) => {
         match $routed.first() {
             $crate::__private01::Some(first) => <Self as $crate::__private01::Routes>::route_float(first, $visit),
-            $crate::__private01::None => $crate::__private01::Err($crate::__private01::Error::invalid(
+            $crate::__private01::None => $crate::__private01::Err($crate::__private01::Error::invalid_value(
                 ::core::stringify!($op),
-                "needs at least one tensor, got an empty list",
+                ::core::concat!(::core::stringify!($routed), ".len()"),
+                0usize,
+                "at least 1",
             )),
         }
     };

@@ -128,10 +128,7 @@ impl<B: Backend> Tensor<B> {
     pub fn to_scalar(&self) -> Result<f64> {
         match self.to_f64_vec()?.as_slice() {
             [value] => Ok(*value),
-            values => Err(Error::invalid(
-                "to_scalar",
-                format!("needs a one-element tensor, got shape {} ({} elements)", self.shape(), values.len()),
-            )),
+            _ => Err(Error::unexpected_shape("to_scalar", "a one-element tensor", &self.shape())),
         }
     }
 

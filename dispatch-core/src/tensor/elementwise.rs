@@ -44,7 +44,7 @@ impl<B: Backend> Tensor<B> {
     /// (almost always a bug).
     pub fn div_scalar(&self, scalar: f64) -> Result<Self> {
         if scalar == 0.0 {
-            return Err(Error::invalid("div_scalar", "division by zero"));
+            return Err(Error::invalid_value("div_scalar", "scalar", scalar, "non-zero"));
         }
         let reciprocal = 1.0 / scalar;
         if self.dtype().round(reciprocal).is_finite() {

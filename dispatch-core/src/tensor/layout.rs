@@ -2,7 +2,7 @@
 
 use super::Tensor;
 use crate::backend::Backend;
-use crate::error::{Error, Result};
+use crate::error::{Error, RankRule, Result};
 use crate::shape::Shape;
 
 impl<B: Backend> Tensor<B> {
@@ -10,10 +10,7 @@ impl<B: Backend> Tensor<B> {
     pub fn transpose(&self) -> Result<Self> {
         let rank = self.shape().rank();
         if rank < 2 {
-            return Err(Error::invalid(
-                "transpose",
-                format!("needs at least 2 dimensions, got shape {}", self.shape()),
-            ));
+            return Err(Error::unexpected_rank("transpose", "a tensor", RankRule::AtLeast(2), &self.shape()));
         }
         self.swap_dims(rank - 2, rank - 1)
     }

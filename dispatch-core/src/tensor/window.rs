@@ -1,7 +1,9 @@
 //! Convolution and pooling on `Tensor<B>`, over `[batch, channels, height, width]`.
 //!
 //! Each op accepts what PyTorch accepts, with the output shape PyTorch gives, at any size: arguments PyTorch refuses
-//! are an [`Error::InvalidArgument`](crate::Error::InvalidArgument), a size past `usize` (a padding near
+//! are an error naming what is wrong (an [`Error::InvalidValue`](crate::Error::InvalidValue) for an option, an
+//! [`Error::WindowTooLarge`](crate::Error::WindowTooLarge), an [`Error::UnexpectedRank`](crate::Error::UnexpectedRank)
+//! or [`Error::UnexpectedShape`](crate::Error::UnexpectedShape) for an operand), a size past `usize` (a padding near
 //! `usize::MAX`) an [`Error::SizeOverflow`](crate::Error::SizeOverflow), never a panic or a wrapped size. Where
 //! dispatch answers otherwise, the op says so.
 

@@ -206,13 +206,18 @@ pub fn method(context: &Context, op: &Op) -> Option<TokenStream> {
     let operand = routed_by.ident;
     let send = match routed_kind {
         Kind::Floats => {
-            let message = format!("`{name}` needs at least one tensor, got an empty list");
+            let parameter = format!("{operand}.len()");
             quote! {
                 match #operand.first() {
                     #private::Some(__dispatch_first) => {
                         <#backend as #hidden::#routes_trait>::#route(__dispatch_first, __dispatch_visit)
                     }
-                    #private::None => #private::Err(#private::Error::invalid(::core::stringify!(#name), #message)),
+                    #private::None => #private::Err(#private::Error::invalid_value(
+                        ::core::stringify!(#name),
+                        #parameter,
+                        0usize,
+                        "at least 1",
+                    )),
                 }
             }
         }

@@ -1,6 +1,6 @@
 //! Multi-head causal self-attention, as in GPT.
 
-use dispatch_core::{Backend, BoolTensor, DType, DeviceOf, Error, Result, Tensor};
+use dispatch_core::{Backend, BoolTensor, DType, DeviceOf, Error, RankRule, Result, Tensor};
 
 use super::Linear;
 use crate::Module;
@@ -27,10 +27,7 @@ impl<B: Backend> CausalSelfAttention<B> {
         device: &(impl DeviceOf<B> + ?Sized),
     ) -> Result<Self> {
         if heads == 0 || !width.is_multiple_of(heads) {
-            return Err(Error::invalid(
-                "CausalSelfAttention::new",
-                format!("{heads} heads do not divide the width {width}"),
-            ));
+            return Err(Error::invalid_value("CausalSelfAttention::new", "heads", heads, "a divisor of `width`"));
         }
         Ok(Self {
             qkv: Linear::new(width, 3 * width, true, seed, dtype, device)?,
@@ -42,7 +39,8 @@ impl<B: Backend> CausalSelfAttention<B> {
     /// Attention over `x`, `[batch, time, width]`, to the same shape.
     pub fn forward(&self, x: &Tensor<B>) -> Result<Tensor<B>> {
         let [batch, time, width] = <[usize; 3]>::try_from(x.dims().as_slice()).map_err(|_| {
-            Error::invalid("CausalSelfAttention::forward", format!("needs [batch, time, width], got {}", x.shape()))
+            let what = "an input [batch, time, width]";
+            Error::unexpected_rank("CausalSelfAttention::forward", what, RankRule::Exactly(3), &x.shape())
         })?;
         let (heads, head_width) = (self.heads, width / self.heads.max(1));
         let qkv = self.qkv.forward(x)?;

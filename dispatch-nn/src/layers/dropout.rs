@@ -23,7 +23,7 @@ impl Dropout {
     /// `p` must be in `[0, 1)`.
     pub fn new(p: f64, seed: u64) -> Result<Self> {
         if !(0.0..1.0).contains(&p) {
-            return Err(Error::invalid("Dropout::new", format!("the probability must be in [0, 1), got {p}")));
+            return Err(Error::invalid_value("Dropout::new", "p", p, "a probability in [0, 1)"));
         }
         Ok(Self { p, seed, calls: AtomicU64::new(0) })
     }

@@ -6,7 +6,7 @@
 
 use dispatch_core::backend::HostTensor;
 use dispatch_core::distributed::{Collective, Communicator, ReduceOp};
-use dispatch_core::{AutodiffBackend, Backend, DType, DeviceOf, Error, Result, Shape, Tensor};
+use dispatch_core::{AutodiffBackend, Backend, DType, DeviceOf, Error, RankRule, Result, Shape, Tensor};
 
 /// `inputs -> hidden (ReLU) -> outputs` logits.
 #[derive(Clone, Debug)]
@@ -54,7 +54,9 @@ impl<B: Backend> ClassifierGradients<B> {
         let [w1, b1, w2, b2] = self.tensors().map(|gradient| communicator.all_reduce(gradient, op));
         let loss = HostTensor { data: vec![self.loss as f32], shape: Shape::new([1]) };
         let loss = communicator.execute(Collective::AllReduce(op), loss)?.data.first().copied().map(f64::from);
-        let loss = loss.ok_or_else(|| Error::invalid("all_reduce", "the reduced loss came back empty"))?;
+        // One value went in, so one comes back: a collective that returned none is the engine's bug, reported.
+        let loss =
+            loss.ok_or_else(|| Error::ElementCountMismatch { op: "all_reduce", count: 0, shape: Shape::new([1]) })?;
         Ok(Self { loss, w1: w1?, b1: b1?, w2: w2?, b2: b2? })
     }
 }
@@ -134,10 +136,11 @@ impl<B: Backend> Classifier<B> {
     pub fn accuracy(&self, x: &Tensor<B>, labels: &[usize]) -> Result<f32> {
         let predicted = self.forward(x)?.argmax(1)?.to_vec()?;
         if predicted.len() != labels.len() {
-            return Err(Error::invalid(
-                "accuracy",
-                format!("{} predictions for {} labels", predicted.len(), labels.len()),
-            ));
+            return Err(Error::ElementCountMismatch {
+                op: "accuracy",
+                count: labels.len(),
+                shape: Shape::new([predicted.len()]),
+            });
         }
         let hits = predicted.iter().zip(labels).filter(|&(&p, &label)| p as usize == label).count();
         Ok(hits as f32 / labels.len().max(1) as f32)
@@ -156,6 +159,8 @@ impl<B: AutodiffBackend> Classifier<B> {
         let loss = tracked.loss(x, targets)?;
         let gradients = loss.backward()?;
         let grad = |param: &Tensor<B>| {
+            // Unreachable: every parameter reaches the loss, so each has a gradient; no variant describes a graph
+            // that lost one, so this one stays an `InvalidArgument`.
             param.grad(&gradients).ok_or_else(|| Error::invalid("gradients_by_autodiff", "a parameter got no gradient"))
         };
         Ok(ClassifierGradients {
@@ -180,9 +185,16 @@ fn nll<B: Backend>(log_probs: &Tensor<B>, targets: &Tensor<B>) -> Result<Tensor<
 
 fn batch_size<B: Backend>(x: &Tensor<B>) -> Result<usize> {
     match x.dims().as_slice() {
-        [0, ..] => Err(Error::invalid("mlp", "the batch is empty")),
+        [0, ..] => {
+            Err(Error::UnexpectedShape { op: "classifier", expected: "a batch of one row or more", shape: x.shape() })
+        }
         [batch, _] => Ok(*batch),
-        _ => Err(Error::invalid("mlp", format!("expects a [batch, features] tensor, got shape {}", x.shape()))),
+        _ => Err(Error::UnexpectedRank {
+            op: "classifier",
+            what: "a batch [batch, features]",
+            expected: RankRule::Exactly(2),
+            shape: x.shape(),
+        }),
     }
 }
 
@@ -193,7 +205,11 @@ pub fn one_hot<B: Backend>(
     device: &(impl DeviceOf<B> + ?Sized),
 ) -> Result<Tensor<B>> {
     if let Some(label) = labels.iter().find(|&&label| label >= classes) {
-        return Err(Error::invalid("one_hot", format!("label {label} is not below {classes} classes")));
+        return Err(Error::IndexOutOfRange {
+            op: "one_hot",
+            index: i64::try_from(*label).unwrap_or(i64::MAX),
+            len: classes,
+        });
     }
     let shape = Shape::new([labels.len(), classes]);
     shape.check_tensor_shape("one_hot")?;

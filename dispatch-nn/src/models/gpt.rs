@@ -1,7 +1,7 @@
 //! A small GPT: token and position embeddings, pre-norm transformer blocks of causal self-attention and a GELU
 //! MLP, a final norm and a linear head over the vocabulary.
 
-use dispatch_core::{Backend, DType, DeviceOf, Error, IntTensor, Result, Tensor};
+use dispatch_core::{Backend, DType, DeviceOf, Error, IntTensor, RankRule, Result, Tensor};
 
 use crate::Module;
 use crate::layers::{CausalSelfAttention, Embedding, LayerNorm, Linear};
@@ -66,8 +66,9 @@ impl<B: Backend> Gpt<B> {
     /// A model of `config` from `seed`: the same seed gives the same model on every device.
     pub fn new(config: GptConfig, seed: u64, dtype: DType, device: &(impl DeviceOf<B> + ?Sized)) -> Result<Self> {
         let GptConfig { vocabulary, context, width, heads, layers } = config;
-        if vocabulary == 0 || context == 0 || width == 0 || layers == 0 {
-            return Err(Error::invalid("Gpt::new", format!("every size must be at least 1, got {config:?}")));
+        let sizes = [("vocabulary", vocabulary), ("context", context), ("width", width), ("layers", layers)];
+        if let Some((parameter, size)) = sizes.into_iter().find(|&(_, size)| size == 0) {
+            return Err(Error::invalid_value("Gpt::new", parameter, size, "at least 1"));
         }
         let mut blocks = Vec::with_capacity(layers);
         for layer in 0..layers as u64 {
@@ -95,13 +96,12 @@ impl<B: Backend> Gpt<B> {
     /// The logits of the next token at every position of `ids` (`[batch, time]`, `time <= context`):
     /// `[batch, time, vocabulary]`.
     pub fn forward(&self, ids: &IntTensor<B>) -> Result<Tensor<B>> {
-        let [_, time] = <[usize; 2]>::try_from(ids.dims().as_slice())
-            .map_err(|_| Error::invalid("Gpt::forward", format!("needs ids [batch, time], got {}", ids.shape())))?;
+        let [_, time] = <[usize; 2]>::try_from(ids.dims().as_slice()).map_err(|_| {
+            Error::unexpected_rank("Gpt::forward", "ids [batch, time]", RankRule::Exactly(2), &ids.shape())
+        })?;
         if time == 0 || time > self.config.context {
-            return Err(Error::invalid(
-                "Gpt::forward",
-                format!("{time} positions do not fit a context of {}", self.config.context),
-            ));
+            let expected = "ids [batch, time] of 1 to `config.context` positions";
+            return Err(Error::unexpected_shape("Gpt::forward", expected, &ids.shape()));
         }
         let positions = IntTensor::<B>::arange(0, time as i64, &ids.device())?;
         let mut x = self.tokens.forward(ids)?.add(&self.positions.forward(&positions)?)?;
@@ -125,7 +125,7 @@ impl<B: Backend> Gpt<B> {
     /// `temperature` (0 picks the most likely), with draws from `seed`: the same text on every device.
     pub fn generate(&self, prompt: &[i64], count: usize, temperature: f32, seed: u64) -> Result<Vec<i64>> {
         if prompt.is_empty() {
-            return Err(Error::invalid("Gpt::generate", "needs a prompt of at least one token"));
+            return Err(Error::invalid_value("Gpt::generate", "prompt.len()", 0usize, "at least 1"));
         }
         let device = self.tokens.weight.device();
         let mut tokens = prompt.to_vec();

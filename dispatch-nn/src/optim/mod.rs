@@ -91,8 +91,8 @@ pub(crate) fn no_leftovers<B: AutodiffBackend>(left: &[(String, Tensor<B>)]) -> 
     if left.is_empty() {
         return Ok(());
     }
-    let names: Vec<&str> = left.iter().map(|(name, _)| name.as_str()).collect();
-    Err(Error::invalid("load_state", format!("entries this optimizer does not have: {names:?}")))
+    let unexpected = left.iter().map(|(name, _)| name.clone()).collect();
+    Err(Error::RecordMismatch { op: "load_state", missing: Vec::new(), unexpected })
 }
 
 /// The `step` entry of a state, removed from it.
@@ -101,7 +101,7 @@ pub(crate) fn take_steps<B: AutodiffBackend>(state: &mut Vec<(String, Tensor<B>)
     let (_, steps) = state.remove(at);
     let value = steps.to_f64_vec()?.first().copied().unwrap_or(0.0);
     if value < 0.0 || value.fract() != 0.0 {
-        return Err(Error::invalid("load_state", format!("the step count {value} is not a whole number")));
+        return Err(Error::invalid_value("load_state", "step", value, "a whole number >= 0"));
     }
     Ok(value as u64)
 }

@@ -49,11 +49,14 @@ impl Floats {
     }
 }
 
-/// The `dispatch_core::Error` variants an op on bad input may give, as the reference predicts them.
+/// The `dispatch_core::Error` variants an op on bad input may give, as the reference predicts them. The reference
+/// says that an argument is out of the op's domain (`BadArgument`), not which of the structured variants that
+/// describe one (an axis, an index, a rank, a window...) the op picks; the backends must agree on that among
+/// themselves, variant for variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
     ShapeMismatch,
-    InvalidArgument,
+    BadArgument,
     DTypeMismatch,
     UnexpectedDType,
 }
@@ -64,7 +67,16 @@ impl ErrorKind {
         use dispatch_core::Error;
         match error {
             Error::ShapeMismatch { .. } => Ok(Self::ShapeMismatch),
-            Error::InvalidArgument { .. } => Ok(Self::InvalidArgument),
+            Error::InvalidArgument { .. }
+            | Error::UnexpectedRank { .. }
+            | Error::UnexpectedShape { .. }
+            | Error::ElementCountMismatch { .. }
+            | Error::ShapeTooLarge { .. }
+            | Error::AxisOutOfRange { .. }
+            | Error::IndexOutOfRange { .. }
+            | Error::RangeOutOfBounds { .. }
+            | Error::InvalidValue { .. }
+            | Error::WindowTooLarge { .. } => Ok(Self::BadArgument),
             Error::DTypeMismatch { .. } => Ok(Self::DTypeMismatch),
             Error::UnexpectedDType { .. } => Ok(Self::UnexpectedDType),
             other => Err(format!("{other:?}")),
@@ -82,7 +94,7 @@ pub struct Failure {
 pub type Outcome<T> = Result<T, Failure>;
 
 pub fn invalid<T>(why: impl Into<String>) -> Outcome<T> {
-    Err(Failure { kind: ErrorKind::InvalidArgument, why: why.into() })
+    Err(Failure { kind: ErrorKind::BadArgument, why: why.into() })
 }
 
 pub fn mismatch<T>(why: impl Into<String>) -> Outcome<T> {

@@ -160,15 +160,15 @@ impl Backend for HostBackend {
     }
 
     fn from_vec(data: Vec<f32>, shape: Shape, _: &HostDevice) -> Result<VecTensor> {
-        shape.check_non_empty("from_vec")?;
-        if data.len() != shape.num_elements() {
-            return Err(Error::invalid("from_vec", format!("{} values do not fill shape {shape}", data.len())));
-        }
+        shape.check_tensor_shape("from_vec")?;
+        shape.check_data_len("from_vec", data.len())?;
         Ok(VecTensor::new(data, shape))
     }
 
     fn from_f64_vec(data: Vec<f64>, shape: Shape, dtype: DType, device: &HostDevice) -> Result<VecTensor> {
         only_f32("from_f64_vec", dtype)?;
+        shape.check_tensor_shape("from_f64_vec")?;
+        shape.check_data_len("from_f64_vec", data.len())?;
         Self::from_vec(data.into_iter().map(|x| x as f32).collect(), shape, device)
     }
 

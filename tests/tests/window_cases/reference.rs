@@ -11,7 +11,8 @@ pub const SMALL: u128 = 1 << 16;
 /// What an op should answer.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expected {
-    /// PyTorch refuses the arguments (why, for the failure message): an `InvalidArgument` of the op.
+    /// PyTorch refuses the arguments (why, for the failure message): an error of the op that names what it
+    /// refuses (see `refusal_op` in `window_sizes.rs`), never one for the size of the result.
     Refused(&'static str),
     /// An output of `dims`. `big` when some size the op computes on the way (a padded input, an unfolded input,
     /// the output) exceeds [`SMALL`]: then an `Err` for the room it needs is acceptable too.

@@ -4,7 +4,7 @@
 use super::{same_dtype, split_at_axis, strides, values_like};
 use crate::backend::Backend;
 use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::error::{Error, RankRule, Result};
 use crate::memory;
 use crate::shape::Shape;
 
@@ -13,10 +13,7 @@ fn in_range<B: Backend>(op: &'static str, indices: &B::IntTensor, len: usize) ->
     B::int_to_vec(indices)?
         .into_iter()
         .map(|index| {
-            usize::try_from(index)
-                .ok()
-                .filter(|&index| index < len)
-                .ok_or_else(|| Error::invalid(op, format!("index {index} is out of range for an axis of size {len}")))
+            usize::try_from(index).ok().filter(|&index| index < len).ok_or(Error::IndexOutOfRange { op, index, len })
         })
         .collect()
 }
@@ -25,7 +22,7 @@ fn in_range<B: Backend>(op: &'static str, indices: &B::IntTensor, len: usize) ->
 fn checked_indices<B: Backend>(op: &'static str, indices: &B::IntTensor, len: usize) -> Result<Vec<usize>> {
     let shape = B::int_shape(indices);
     if shape.rank() != 1 {
-        return Err(Error::invalid(op, format!("needs 1-D indices, got shape {shape}")));
+        return Err(Error::unexpected_rank(op, "indices", RankRule::Exactly(1), &shape));
     }
     in_range::<B>(op, indices, len)
 }
@@ -83,9 +80,11 @@ pub fn select_add<B: Backend>(
 pub fn embedding<B: Backend>(weights: &B::FloatTensor, ids: &B::IntTensor) -> Result<B::FloatTensor> {
     let (weights_shape, ids_shape) = (B::shape(weights), B::int_shape(ids));
     if weights_shape.rank() != 2 {
-        return Err(Error::invalid(
+        return Err(Error::unexpected_rank(
             "embedding",
-            format!("needs weights of shape [vocabulary, width], got {weights_shape}"),
+            "weights [vocabulary, width]",
+            RankRule::Exactly(2),
+            &weights_shape,
         ));
     }
     let flat = B::int_reshape(ids, Shape::new([ids_shape.num_elements()]))?;
@@ -104,10 +103,11 @@ pub fn one_hot<B: Backend>(indices: &B::IntTensor, classes: usize, dtype: DType)
     output_shape.check_tensor_shape("one_hot")?;
     let mut output = memory::try_filled("one_hot", output_shape.num_elements(), 0.0)?;
     for (row, index) in B::int_to_vec(indices)?.into_iter().enumerate() {
-        let class = usize::try_from(index)
-            .ok()
-            .filter(|&class| class < classes)
-            .ok_or_else(|| Error::invalid("one_hot", format!("index {index} is outside 0..{classes}")))?;
+        let class = usize::try_from(index).ok().filter(|&class| class < classes).ok_or(Error::IndexOutOfRange {
+            op: "one_hot",
+            index,
+            len: classes,
+        })?;
         output[row * classes + class] = 1.0;
     }
     B::from_f64_vec(output, output_shape, dtype, &B::int_device(indices))

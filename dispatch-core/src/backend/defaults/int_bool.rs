@@ -36,15 +36,14 @@ int_binaries! {
     /// On the host, broadcasting; wraps on overflow.
     int_mul: |a, b| Ok(a.wrapping_mul(b));
     /// On the host, broadcasting; a zero divisor or `i64::MIN / -1` is an `Err`.
-    int_div: |a, b| a.checked_div(b).ok_or_else(|| int_division_error(a, b));
+    int_div: |a, b| a.checked_div(b).ok_or_else(|| int_division_error(b));
 }
 
-/// Why `a / b` has no `i64` result.
-fn int_division_error(a: i64, b: i64) -> Error {
-    match b {
-        0 => Error::invalid("int_div", format!("division by zero ({a} / 0)")),
-        _ => Error::invalid("int_div", format!("{a} / {b} overflows i64")),
-    }
+/// Why `a / divisor` has no `i64` result: a zero divisor, or `i64::MIN / -1`, the one quotient that overflows.
+fn int_division_error(divisor: i64) -> Error {
+    let expected =
+        if divisor == 0 { "non-zero" } else { "other than -1 for the dividend i64::MIN (the quotient overflows)" };
+    Error::invalid_value("int_div", "divisor", divisor, expected)
 }
 
 /// On the host; wraps on overflow.

@@ -3,7 +3,7 @@
 
 use super::{same_dtype, strides, values_like};
 use crate::backend::Backend;
-use crate::error::{Error, Result};
+use crate::error::{Error, RankRule, Result};
 use crate::memory;
 use crate::shape::Shape;
 
@@ -29,10 +29,7 @@ pub fn permute<B: Backend>(tensor: &B::FloatTensor, axes: Vec<usize>) -> Result<
 pub fn unsqueeze<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
     let shape = B::shape(tensor);
     if axis > shape.rank() {
-        return Err(Error::invalid(
-            "unsqueeze",
-            format!("axis {axis} is past the {} dimensions of {shape}", shape.rank()),
-        ));
+        return Err(Error::AxisOutOfRange { op: "unsqueeze", axis, shape });
     }
     let mut dims = shape.dims().to_vec();
     dims.insert(axis, 1);
@@ -43,11 +40,11 @@ pub fn unsqueeze<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::
 pub fn squeeze<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
     let shape = B::shape(tensor);
     shape.check_axis("squeeze", axis)?;
-    if shape.dims()[axis] != 1 || shape.rank() == 1 {
-        return Err(Error::invalid(
-            "squeeze",
-            format!("axis {axis} of {shape} is not a size-1 dimension of a tensor of rank 2 or more"),
-        ));
+    if shape.rank() == 1 {
+        return Err(Error::unexpected_rank("squeeze", "a tensor", RankRule::AtLeast(2), &shape));
+    }
+    if shape.dims()[axis] != 1 {
+        return Err(Error::unexpected_shape("squeeze", "a size-1 dimension at the axis", &shape));
     }
     let mut dims = shape.dims().to_vec();
     dims.remove(axis);
@@ -100,7 +97,7 @@ pub fn stack<B: Backend>(tensors: &[B::FloatTensor], axis: usize) -> Result<B::F
 pub fn repeat<B: Backend>(tensor: &B::FloatTensor, times: Vec<usize>) -> Result<B::FloatTensor> {
     let shape = B::shape(tensor);
     if times.len() != shape.rank() {
-        return Err(Error::invalid("repeat", format!("needs one count per dimension of {shape}, got {times:?}")));
+        return Err(Error::invalid_value("repeat", "times", times, "one count per dimension of the tensor"));
     }
     let mut tiled = tensor.clone();
     for (axis, &count) in times.iter().enumerate() {
@@ -113,7 +110,7 @@ pub fn repeat<B: Backend>(tensor: &B::FloatTensor, times: Vec<usize>) -> Result<
         expanded.insert(axis, count);
         let expanded = B::expand(&stretched, Shape::new(expanded))?;
         dims[axis] =
-            dims[axis].checked_mul(count).ok_or_else(|| Error::invalid("repeat", "the output is too large"))?;
+            dims[axis].checked_mul(count).ok_or(Error::SizeOverflow { op: "repeat", what: "a repeated length" })?;
         tiled = B::reshape(&expanded, Shape::new(dims))?;
     }
     Ok(tiled)

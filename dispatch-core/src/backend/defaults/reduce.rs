@@ -7,12 +7,15 @@ use crate::error::{Error, Result};
 use crate::math;
 use crate::shape::Shape;
 
+/// What an op that picks an entry of each lane needs of the axis: an empty one has none to pick.
+pub(crate) const EMPTY_AXIS: &str = "at least one entry along the axis";
+
 /// On the host: the first smallest entry of each lane along `axis`, skipping NaN.
 pub fn argmin<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::IntTensor> {
     let shape = B::shape(tensor);
     shape.check_axis("argmin", axis)?;
     if shape.dims()[axis] == 0 {
-        return Err(Error::invalid("argmin", format!("axis {axis} of shape {shape} is empty: there is no index")));
+        return Err(Error::unexpected_shape("argmin", EMPTY_AXIS, &shape));
     }
     let indices = lanes("argmin", &B::to_f64_vec(tensor)?, &shape, axis, |lane| {
         let best = lane.iter().enumerate().fold(None, |best: Option<(usize, f64)>, (k, &x)| match best {
@@ -40,7 +43,7 @@ fn extreme_dim<B: Backend>(
     let shape = B::shape(tensor);
     shape.check_axis(op, axis)?;
     if shape.dims()[axis] == 0 {
-        return Err(Error::invalid(op, format!("axis {axis} of shape {shape} is empty: it has no extreme entry")));
+        return Err(Error::unexpected_shape(op, EMPTY_AXIS, &shape));
     }
     let output =
         lanes(op, &B::to_f64_vec(tensor)?, &shape, axis, |lane| lane.iter().copied().reduce(pick).unwrap_or(f64::NAN))?;
@@ -73,10 +76,7 @@ pub fn var_dim<B: Backend>(tensor: &B::FloatTensor, axis: usize, correction: usi
     shape.check_axis("var_dim", axis)?;
     let len = shape.dims()[axis];
     let Some(divisor) = len.checked_sub(correction).filter(|&divisor| divisor > 0) else {
-        return Err(Error::invalid(
-            "var_dim",
-            format!("needs more than {correction} entries along axis {axis}, got {len}"),
-        ));
+        return Err(Error::invalid_value("var_dim", "correction", correction, "below the length of the axis"));
     };
     let deviation = B::sub(tensor, &B::mean_dim(tensor, axis)?)?;
     let squares = B::sum_dim(&B::mul(&deviation, &deviation)?, axis)?;

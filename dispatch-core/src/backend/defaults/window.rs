@@ -13,7 +13,7 @@ use crate::backend::window::{
     Conv1dOptions, Conv2dOptions, Window2d, check_planes, conv_transpose2d_geometry, conv2d_geometry, dims3, dims4,
     product, wide,
 };
-use crate::error::{Error, Result};
+use crate::error::{Error, RankRule, Result};
 use crate::memory;
 use crate::shape::Shape;
 
@@ -99,17 +99,19 @@ fn fold2d_in<B: Backend, T: HostFloat>(
     let op = "fold2d";
     let shape = B::shape(tensor);
     let [n, rows, columns] = dims3(op, "columns [batch, rows, positions]", &shape)?;
-    if [rows, columns, height, width].contains(&0) {
-        let reason = format!("needs rows, positions and an output plane, got shape {shape} to {height}x{width}");
-        return Err(Error::invalid(op, reason));
+    if rows == 0 || columns == 0 {
+        return Err(Error::unexpected_shape(op, "columns with rows and positions", &shape));
+    }
+    if height == 0 || width == 0 {
+        return Err(Error::invalid_value(op, "[height, width]", [height, width], "1 or more on each side"));
     }
     // PyTorch's rules first, exactly: the rows hold whole windows, and there is one column per window position.
     let [kh, kw] = window.kernel;
     let [positions_down, positions_across] = window.positions(op, [height, width])?;
     let positions = positions_down.checked_mul(positions_across);
     if !wide(rows).is_multiple_of(wide(kh) * wide(kw)) || positions != Some(wide(columns)) {
-        let reason = format!("columns of shape {shape} do not come from a {kh}x{kw} window over {height}x{width}");
-        return Err(Error::invalid(op, reason));
+        let expected = "columns of whole windows, one per position of the window over the output";
+        return Err(Error::unexpected_shape(op, expected, &shape));
     }
     let [oh, ow] = window.output_size(op, [height, width])?;
     let c = rows / product(op, "the window's taps", &[kh, kw])?;
@@ -142,9 +144,11 @@ fn grouped_matmul<B: Backend>(
     groups: usize,
     batch: usize,
 ) -> Result<B::FloatTensor> {
+    let (filters_shape, columns_shape) = (B::shape(filters), B::shape(columns));
     let ([out, k], [_, rows, _]) = (
-        <[usize; 2]>::try_from(B::shape(filters).dims()).map_err(|_| Error::invalid("conv", "filters of rank 2"))?,
-        <[usize; 3]>::try_from(B::shape(columns).dims()).map_err(|_| Error::invalid("conv", "columns of rank 3"))?,
+        <[usize; 2]>::try_from(filters_shape.dims())
+            .map_err(|_| Error::unexpected_rank("conv", "filters [out, k]", RankRule::Exactly(2), &filters_shape))?,
+        dims3("conv", "columns [batch, k, positions]", &columns_shape)?,
     );
     let (out_per_group, k_per_group) = (out / groups, rows / groups);
     let mut outputs = memory::try_vec("conv", groups)?;

@@ -148,10 +148,7 @@ impl<B: BaseBackend> AutodiffBackend for Autodiff<B> {
     fn backward(loss: &Self::FloatTensor) -> Result<Gradients<Self>> {
         let shape = B::shape(loss.primitive());
         if shape.num_elements() != 1 {
-            return Err(Error::invalid(
-                "backward",
-                format!("needs a one-element loss, got shape {shape} ({} elements)", shape.num_elements()),
-            ));
+            return Err(Error::unexpected_shape("backward", "a one-element loss", &shape));
         }
         let mut gradients = Gradients::new();
         if let Some(root) = loss.node() {

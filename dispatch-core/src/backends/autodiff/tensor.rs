@@ -114,7 +114,8 @@ impl<B: BaseBackend> AutodiffTensor<B> {
     /// records a graph when any input does; `backward` runs only then.
     ///
     /// A gradient of another shape or dtype than its input is the rule's bug, reported by `backward()` as an
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the op, not broadcast into the input.
+    /// [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) (the input's shape, then the gradient's) or an
+    /// [`Error::DTypeMismatch`](crate::Error::DTypeMismatch) naming the op, not broadcast into the input.
     ///
     /// ```
     /// # use dispatch_core::backends::{Autodiff, AutodiffTensor, NdArray, NdArrayDevice};
@@ -149,17 +150,14 @@ impl<B: BaseBackend> AutodiffTensor<B> {
         let nodes = inputs.iter().map(|input| input.node.clone()).collect();
         let checked = move |gradient| -> Result<Vec<Option<Inner<B>>>> {
             let gradients = backward(gradient)?;
-            for (index, (gradient, (shape, dtype))) in gradients.iter().zip(&expected).enumerate() {
+            for (gradient, (shape, dtype)) in gradients.iter().zip(&expected) {
                 let Some(gradient) = gradient else { continue };
                 let (got_shape, got_dtype) = (B::shape(gradient), B::dtype(gradient));
-                if (&got_shape, got_dtype) != (shape, *dtype) {
-                    return Err(Error::invalid(
-                        name,
-                        format!(
-                            "the backward rule gave input {index} a {got_dtype} gradient of shape {got_shape}, for \
-                             a {dtype} input of shape {shape}"
-                        ),
-                    ));
+                if got_shape != *shape {
+                    return Err(Error::shape_mismatch(name, shape, &got_shape));
+                }
+                if got_dtype != *dtype {
+                    return Err(Error::DTypeMismatch { op: name, lhs: *dtype, rhs: got_dtype });
                 }
             }
             Ok(Vec::from(gradients))

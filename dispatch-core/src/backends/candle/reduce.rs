@@ -5,6 +5,7 @@ use candle_core::{DType, Tensor};
 use super::error::{OrBackend, float_dtype};
 use super::layout::shape_of;
 use super::memory::{check_output, check_output_like};
+use crate::backend::defaults::EMPTY_AXIS;
 use crate::error::{Error, Result};
 
 pub(super) fn sum(tensor: &Tensor) -> Result<Tensor> {
@@ -54,10 +55,7 @@ pub(super) fn argmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
     let shape = shape_of(tensor);
     shape.check_axis("argmax", axis)?;
     if shape.dims()[axis] == 0 {
-        return Err(Error::invalid(
-            "argmax",
-            format!("axis {axis} of shape {shape} is empty: it has no largest entry"),
-        ));
+        return Err(Error::unexpected_shape("argmax", EMPTY_AXIS, &shape));
     }
     check_reduced_output("argmax", tensor, axis, DType::I64)?;
     if tensor.elem_count() == 0 {

@@ -52,7 +52,7 @@ pub(super) fn cat(tensors: &[NdArrayTensor], axis: usize) -> Result<NdArrayTenso
     let shapes: Vec<Shape> = tensors.iter().map(NdArrayTensor::shape).collect();
     let shape = Shape::concat(&shapes, axis)?;
     let Some(first) = tensors.first() else {
-        return Err(Error::invalid("cat", "needs at least one tensor"));
+        return Err(Error::invalid_value("cat", "tensors.len()", 0usize, "at least 1"));
     };
     if let [single] = tensors {
         return Ok(single.clone());

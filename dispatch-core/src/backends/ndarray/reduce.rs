@@ -5,6 +5,7 @@ use ndarray::{ArcArrayD, ArrayD, ArrayView1, Axis, IxDyn};
 
 use super::int_bool::NdArrayIntTensor;
 use super::tensor::{Element, NdArrayTensor, check_output, with_array};
+use crate::backend::defaults::EMPTY_AXIS;
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 
@@ -59,10 +60,7 @@ pub(super) fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayIntTe
     let shape = tensor.shape();
     shape.check_axis("argmax", axis)?;
     if shape.dims()[axis] == 0 {
-        return Err(Error::invalid(
-            "argmax",
-            format!("axis {axis} of shape {shape} is empty: it has no largest entry"),
-        ));
+        return Err(Error::unexpected_shape("argmax", EMPTY_AXIS, &shape));
     }
     check_reduced_output::<i64>("argmax", &shape, axis)?;
     let indices = with_array!(tensor, |array| array.map_axis(Axis(axis), |lane| first_max_index(lane) as i64));

@@ -3,7 +3,7 @@
 use ndarray::{ArcArrayD, ArrayD, ArrayViewD, IxDyn, NdFloat, ShapeError};
 
 use crate::dtype::{self, DType};
-use crate::error::{Error, Result};
+use crate::error::{Error, RankRule, Result};
 use crate::memory;
 use crate::shape::Shape;
 
@@ -260,7 +260,7 @@ pub(super) fn arrays_of<'a, E: Element>(
 
 fn check_rank(op: &'static str, rank: usize) -> Result<()> {
     if rank == 0 {
-        return Err(Error::invalid(op, "the array has no dimensions; a scalar is `[1]`"));
+        return Err(Error::unexpected_rank(op, "an array", RankRule::AtLeast(1), &Shape::new([])));
     }
     Ok(())
 }

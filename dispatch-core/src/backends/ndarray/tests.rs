@@ -4,6 +4,7 @@ use ndarray::ArrayD;
 
 use super::{NdArray, NdArrayDevice, NdArrayTensor};
 use crate::backend::Backend;
+use crate::error::{Error, RankRule};
 use crate::shape::Shape;
 
 fn matrix() -> NdArrayTensor {
@@ -31,7 +32,8 @@ fn reshape_of_a_transposed_tensor_copies_into_row_major_order() {
 
 #[test]
 fn from_array_rejects_rank_zero() {
-    assert!(NdArrayTensor::from_array(ArrayD::zeros(ndarray::IxDyn(&[]))).is_err());
+    let scalar = NdArrayTensor::from_array(ArrayD::zeros(ndarray::IxDyn(&[])));
+    assert!(matches!(scalar, Err(Error::UnexpectedRank { expected: RankRule::AtLeast(1), .. })), "{scalar:?}");
     let tensor = NdArrayTensor::from_array(ArrayD::zeros(ndarray::IxDyn(&[2, 1]))).unwrap();
     assert_eq!(tensor.shape(), Shape::new([2, 1]));
 }

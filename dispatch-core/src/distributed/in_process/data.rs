@@ -109,7 +109,7 @@ fn aligned_part(len: usize, world_size: usize, rank: usize) -> std::ops::Range<u
 /// Buffers are checked against the agreed shape before the data phase, so this only guards the `unsafe` code
 /// against a bug elsewhere.
 fn out_of_bounds(op: &'static str) -> Error {
-    Error::invalid(op, "a rank's buffer does not match the agreed shape")
+    Error::CollectiveMismatch { op, details: "a rank's buffer does not match the agreed shape".to_owned() }
 }
 
 #[cfg(test)]

@@ -43,6 +43,7 @@ impl<'a> Loan<'a> {
     /// withdrew it before any other rank could see it. A loan meets once.
     pub(crate) fn meet(&mut self, call: Call) -> Result<&Meeting> {
         let Some(buffer) = self.buffer.take() else {
+            // A bug of the engine, not of its caller's input: no structured variant names it.
             return Err(Error::invalid(self.op, "a loaned buffer goes to one meeting only"));
         };
         // Set before publishing: if `meet` unwound after publishing, `drop` would still take the buffer back.

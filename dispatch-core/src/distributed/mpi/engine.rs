@@ -100,7 +100,8 @@ fn exchange_calls(comm: &SimpleCommunicator, call: &Call, world_size: usize) -> 
     comm.all_gather_into(&header[..], &mut headers[..]);
     let ranks: Vec<usize> = headers.chunks(HEADER).map(|header| to_usize(header[3])).collect::<Result<_>>()?;
     if ranks.iter().any(|&rank| rank > MAX_DIMS) {
-        return Err(Error::invalid(call.collective.name(), "a rank sent a corrupt collective header"));
+        let details = "a rank sent a corrupt collective header".to_owned();
+        return Err(Error::CollectiveMismatch { op: call.collective.name(), details });
     }
     // Every rank sees the same headers, so all of them take the same branch.
     let dims: Vec<Vec<u64>> = if ranks.iter().all(|&rank| rank <= INLINE_DIMS) {
@@ -185,12 +186,12 @@ fn reduce_op(code: u64) -> Result<ReduceOp> {
 
 /// MPI counts are C `int`s; larger buffers are an error on every rank (they all see the same shapes).
 fn check_counts(collective: Collective, input: &Shape, output: &Shape) -> Result<()> {
-    let largest = input.num_elements().max(output.num_elements());
-    mpi_count(largest).map(drop).map_err(|_| {
-        Error::invalid(
-            collective.name(),
-            format!("{largest} elements exceed what one MPI call can move ({} elements)", Count::MAX),
-        )
+    let largest = if output.num_elements() > input.num_elements() { output } else { input };
+    mpi_count(largest.num_elements()).map(drop).map_err(|_| Error::ShapeTooLarge {
+        op: collective.name(),
+        shape: largest.clone(),
+        // A positive `i32`: lossless.
+        max: Count::MAX as usize,
     })
 }
 
@@ -203,6 +204,7 @@ fn to_usize(value: u64) -> Result<usize> {
 }
 
 fn corrupt(reason: String) -> Error {
+    // What another rank sent, in no form this engine writes: no argument of the caller, so no structured variant.
     Error::invalid("mpi", reason)
 }
 

@@ -1,7 +1,7 @@
 //! Convolution and pooling over `[batch, channels, height, width]`, straight from their definitions: each output
 //! is a sum (or max, or mean) over the taps of its window.
 
-use crate::support::values::{Floats, Ints, Outcome, count, dtype_mismatch, invalid, round_to};
+use crate::support::values::{Floats, Ints, Outcome, count, dtype_mismatch, invalid, mismatch, round_to};
 use dispatch_core::backend::{Conv1dOptions, Conv2dOptions, Window2d};
 
 fn dims4(dims: &[usize], what: &str) -> Outcome<[usize; 4]> {
@@ -68,8 +68,9 @@ pub fn conv2d(input: &Floats, weight: &Floats, options: &Conv2dOptions) -> Outco
     let [n, c, h, w] = dims4(&input.dims, "conv2d input")?;
     let [o, per_group, kh, kw] = dims4(&weight.dims, "conv2d weight")?;
     check_groups(options.groups, c, o)?;
+    // The input's and the weight's shapes disagree on the channels.
     if per_group * options.groups != c {
-        return invalid(format!("a weight of {per_group} channels per group for {c} channels"));
+        return mismatch(format!("a weight of {per_group} channels per group for {c} channels"));
     }
     // PyTorch: the weight has output channels, and an empty plane needs an empty batch or no channels.
     if o == 0 || (n > 0 && c > 0 && (h == 0 || w == 0)) {
@@ -138,7 +139,7 @@ pub fn conv_transpose2d(input: &Floats, weight: &Floats, options: &Conv2dOptions
     let o = out_per_group * options.groups;
     check_groups(options.groups, c, o)?;
     if weight_channels != c {
-        return invalid(format!("a weight for {weight_channels} channels on {c}"));
+        return mismatch(format!("a weight for {weight_channels} channels on {c}"));
     }
     // PyTorch: an empty plane, and an empty output, only for an empty batch.
     if n > 0 && (h == 0 || w == 0) {

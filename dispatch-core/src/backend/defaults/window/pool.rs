@@ -15,7 +15,7 @@ use crate::shape::Shape;
 /// wins). In `f32` for an `F32` tensor, else in `f64`; no unfolded copy of the input (`kh * kw` times its size).
 pub fn max_pool2d<B: Backend>(input: &B::FloatTensor, window: Window2d) -> Result<B::FloatTensor> {
     in_host_float!(input, |Element| {
-        let (values, shape) = window_maxima::<B, Element, _>("max_pool2d", input, window, |_, best| {
+        let (values, shape) = window_maxima::<B, Element, _>("max_pool2d", input, window, |best| {
             Ok(best.map_or(<Element as num_traits::Float>::neg_infinity(), |(_, value)| value))
         })?;
         Element::write::<B>(values, shape, input)
@@ -27,10 +27,10 @@ pub fn max_pool2d<B: Backend>(input: &B::FloatTensor, window: Window2d) -> Resul
 pub fn max_pool2d_indices<B: Backend>(input: &B::FloatTensor, window: Window2d) -> Result<B::IntTensor> {
     let op = "max_pool2d_indices";
     in_host_float!(input, |Element| {
-        let (indices, shape) = window_maxima::<B, Element, _>(op, input, window, |(y, x), best| {
+        let (indices, shape) = window_maxima::<B, Element, _>(op, input, window, |best| {
             // A window of padding alone has no input to point at: its `max_pool2d` is `-inf`.
             let (at, _) = best.ok_or_else(|| {
-                Error::invalid(op, format!("the window at ({y}, {x}) covers only padding: it has no maximum"))
+                Error::invalid_value(op, "padding", window.padding, "small enough that every window covers some input")
             })?;
             i64::try_from(at).map_err(|_| Error::SizeOverflow { op, what: "an index into the plane" })
         })?;
@@ -55,14 +55,14 @@ fn taps_in_input(start: usize, kernel: usize, dilation: usize, padding: usize, i
     first..end.max(first)
 }
 
-/// `[n, c, oh, ow]` outputs, one per window: `output` of the window's position and its first largest tap (flat
-/// index in its plane, and value), `None` if the window covers only padding. Only the taps in the input are
+/// `[n, c, oh, ow]` outputs, one per window: `output` of the window's first largest tap (flat index in its plane,
+/// and value), `None` if the window covers only padding. Only the taps in the input are
 /// visited, so a huge kernel over a small input costs what the input does.
 fn window_maxima<B: Backend, T: HostFloat, O>(
     op: &'static str,
     input: &B::FloatTensor,
     window: Window2d,
-    mut output: impl FnMut((usize, usize), Option<(usize, T)>) -> Result<O>,
+    mut output: impl FnMut(Option<(usize, T)>) -> Result<O>,
 ) -> Result<(Vec<O>, Shape)> {
     let shape = B::shape(input);
     let [n, c, oh, ow] = pooled_size(op, &shape, &window)?;
@@ -93,7 +93,7 @@ fn window_maxima<B: Backend, T: HostFloat, O>(
                         }
                     }
                 }
-                outputs.push(output((y, x), best)?);
+                outputs.push(output(best)?);
             }
         }
     }
@@ -133,7 +133,7 @@ pub fn adaptive_avg_pool2d<B: Backend>(input: &B::FloatTensor, output: [usize; 2
     let shape = B::shape(input);
     let [n, c, h, w] = dims4(op, "an input [batch, channels, height, width]", &shape)?;
     if h == 0 || w == 0 {
-        return Err(Error::invalid(op, format!("needs an input with rows and columns, got shape {shape}")));
+        return Err(Error::unexpected_shape(op, "an input with rows and columns", &shape));
     }
     let [oh, ow] = output;
     let output_shape = Shape::new([n, c, oh, ow]);

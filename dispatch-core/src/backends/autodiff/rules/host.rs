@@ -17,14 +17,7 @@ pub fn host_op<B: BaseBackend>(input: &AutodiffTensor<B>, op: Arc<dyn HostOp>) -
             let grad_input = op.backward(host_tensor_of::<B>(&gradient)?)?;
             // The op is user code: a gradient of the wrong shape is its bug, reported rather than broadcast.
             if grad_input.shape != input_shape {
-                return Err(Error::invalid(
-                    "host_op backward",
-                    format!(
-                        "`{}` returned a gradient of shape {} for an input of shape {input_shape}",
-                        op.name(),
-                        grad_input.shape
-                    ),
-                ));
+                return Err(Error::shape_mismatch("host_op backward", &input_shape, &grad_input.shape));
             }
             host_tensor_like::<B>(grad_input, &gradient)
         }

@@ -3,7 +3,7 @@
 use crate::backend::BaseBackend;
 use crate::backends::autodiff::graph::Inner;
 use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::shape::Shape;
 
 /// A swap is its own inverse.
@@ -44,10 +44,8 @@ fn pad_with_zeros<B: BaseBackend>(
     len: usize,
 ) -> Result<Inner<B>> {
     // The forward `narrow` succeeded, so this holds; checked anyway, as no path here may panic.
-    let after = shape.dims().get(axis).and_then(|size| size.checked_sub(start.checked_add(len)?));
-    let Some(after) = after else {
-        return Err(Error::invalid("backward of narrow", format!("{start}+{len} out of {shape}")));
-    };
+    shape.check_narrow(axis, start, len)?;
+    let after = shape.dims()[axis] - start - len;
     if start == 0 && after == 0 {
         return Ok(gradient);
     }
