@@ -36,6 +36,7 @@ mod gradients;
 mod operands;
 mod outcome;
 mod report;
+mod residency;
 mod run;
 #[cfg(test)]
 mod suite_tests;
@@ -43,6 +44,7 @@ mod suite_tests;
 pub use checks::check;
 pub use gradients::check_gradients;
 pub use report::{Difference, Group, GroupReport, Report};
+pub use residency::{OpResidency, residency};
 
 /// What [`conformance_tests!`] expands to names; not part of the API.
 #[doc(hidden)]

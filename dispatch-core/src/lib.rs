@@ -22,6 +22,7 @@ pub mod memory;
 mod random;
 pub mod shape;
 pub mod tensor;
+pub mod transfers;
 
 pub use backend::{Backend, BaseBackend, HostOp, HostTensor};
 pub use device::{AutodiffDevice, DeviceOf, Dispatch, ParseDeviceError, Route};
@@ -32,3 +33,4 @@ pub use error::{ArgumentValue, Error, RankRule, Result};
 pub use gradients::{AutodiffBackend, Gradients, TensorId};
 pub use shape::Shape;
 pub use tensor::{BoolTensor, IntTensor, Tensor};
+pub use transfers::{HostTransfers, host_transfers, record_host_transfer};

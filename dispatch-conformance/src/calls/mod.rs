@@ -3,23 +3,23 @@
 //! for a reason every backend must report as the same kind of error. The suite expands the op list into a call of
 //! each function, so an op without one here does not compile.
 
-mod comparisons;
+mod comparison;
 mod creation;
 mod elementwise;
-mod indexing;
+mod index;
 mod int_bool;
 mod layout;
-mod module_ops;
-mod reductions;
+mod reduce;
+mod window;
 
-pub use comparisons::*;
+pub use comparison::*;
 pub use creation::*;
 pub use elementwise::*;
-pub use indexing::*;
+pub use index::*;
 pub use int_bool::*;
 pub use layout::*;
-pub use module_ops::*;
-pub use reductions::*;
+pub use reduce::*;
+pub use window::*;
 
 use dispatch_core::{Backend, Result};
 

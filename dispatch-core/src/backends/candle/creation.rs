@@ -10,17 +10,18 @@ use super::memory::{check_output, filled, from_f64_values};
 use crate::dtype::{self, DType};
 use crate::error::Result;
 use crate::shape::Shape;
+use crate::transfers::{counted_read, counted_write};
 
 pub(super) fn from_vec(data: Vec<f32>, shape: Shape, device: &CandleDevice) -> Result<Tensor> {
     shape.check_tensor_shape("from_vec")?;
     shape.check_data_len("from_vec", data.len())?;
-    Tensor::from_vec(data, shape.dims(), device.as_candle()).or_backend("from_vec")
+    counted_write(data.len(), Tensor::from_vec(data, shape.dims(), device.as_candle()).or_backend("from_vec"))
 }
 
 pub(super) fn from_f64_vec(data: Vec<f64>, shape: Shape, dtype: DType, device: &CandleDevice) -> Result<Tensor> {
     shape.check_tensor_shape("from_f64_vec")?;
     shape.check_data_len("from_f64_vec", data.len())?;
-    from_f64_values("from_f64_vec", data, &shape, dtype, device.as_candle())
+    counted_write(data.len(), from_f64_values("from_f64_vec", data, &shape, dtype, device.as_candle()))
 }
 
 pub(super) fn full(shape: Shape, value: f64, dtype: DType, device: &CandleDevice) -> Result<Tensor> {
@@ -30,12 +31,12 @@ pub(super) fn full(shape: Shape, value: f64, dtype: DType, device: &CandleDevice
 
 pub(super) fn to_vec(tensor: &Tensor) -> Result<Vec<f32>> {
     dtype::check_expected("to_vec", DType::F32, float_dtype("to_vec", tensor)?)?;
-    host_values("to_vec", tensor, candle_core::DType::F32)
+    counted_read(host_values("to_vec", tensor, candle_core::DType::F32))
 }
 
 pub(super) fn to_f64_vec(tensor: &Tensor) -> Result<Vec<f64>> {
     float_dtype("to_f64_vec", tensor)?;
-    host_values("to_f64_vec", tensor, candle_core::DType::F64)
+    counted_read(host_values("to_f64_vec", tensor, candle_core::DType::F64))
 }
 
 /// candle's own conversion, but from `F64` to `F16` or `BF16`: candle (through `half`) rounds those twice, so they
@@ -44,8 +45,10 @@ pub(super) fn cast(tensor: &Tensor, dtype: DType) -> Result<Tensor> {
     let target = candle_dtype(dtype);
     check_output("cast", tensor.device(), tensor.elem_count(), target)?;
     if float_dtype("cast", tensor)? == DType::F64 && matches!(dtype, DType::F16 | DType::BF16) {
-        let values = host_values("cast", tensor, candle_core::DType::F64)?;
-        return from_f64_values("cast", values, &shape_of(tensor), dtype, tensor.device());
+        // Two copies: the values down, and up again once rounded.
+        let values = counted_read(host_values("cast", tensor, candle_core::DType::F64))?;
+        let count = values.len();
+        return counted_write(count, from_f64_values("cast", values, &shape_of(tensor), dtype, tensor.device()));
     }
     tensor.to_dtype(target).or_backend("cast")
 }

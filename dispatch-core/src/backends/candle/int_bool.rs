@@ -11,16 +11,17 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::memory;
 use crate::shape::Shape;
+use crate::transfers::{counted_read, counted_write};
 
 pub(super) fn int_from_vec(data: Vec<i64>, shape: Shape, device: &CandleDevice) -> Result<Tensor> {
     shape.check_tensor_shape("int_from_vec")?;
     shape.check_data_len("int_from_vec", data.len())?;
-    Tensor::from_vec(data, shape.dims(), device.as_candle()).or_backend("int_from_vec")
+    counted_write(data.len(), Tensor::from_vec(data, shape.dims(), device.as_candle()).or_backend("int_from_vec"))
 }
 
 pub(super) fn int_to_vec(tensor: &Tensor) -> Result<Vec<i64>> {
     check_output("int_to_vec", &candle_core::Device::Cpu, tensor.elem_count(), tensor.dtype())?;
-    tensor.flatten_all().and_then(|flat| flat.to_vec1()).or_backend("int_to_vec")
+    counted_read(tensor.flatten_all().and_then(|flat| flat.to_vec1()).or_backend("int_to_vec"))
 }
 
 pub(super) fn bool_from_vec(data: Vec<bool>, shape: Shape, device: &CandleDevice) -> Result<Tensor> {
@@ -28,12 +29,12 @@ pub(super) fn bool_from_vec(data: Vec<bool>, shape: Shape, device: &CandleDevice
     shape.check_data_len("bool_from_vec", data.len())?;
     let mut bytes = memory::try_vec("bool_from_vec", data.len())?;
     bytes.extend(data.into_iter().map(u8::from));
-    Tensor::from_vec(bytes, shape.dims(), device.as_candle()).or_backend("bool_from_vec")
+    counted_write(bytes.len(), Tensor::from_vec(bytes, shape.dims(), device.as_candle()).or_backend("bool_from_vec"))
 }
 
 pub(super) fn bool_to_vec(tensor: &Tensor) -> Result<Vec<bool>> {
     check_output("bool_to_vec", &candle_core::Device::Cpu, tensor.elem_count(), tensor.dtype())?;
-    let bytes: Vec<u8> = tensor.flatten_all().and_then(|flat| flat.to_vec1()).or_backend("bool_to_vec")?;
+    let bytes: Vec<u8> = counted_read(tensor.flatten_all().and_then(|flat| flat.to_vec1()).or_backend("bool_to_vec"))?;
     Ok(bytes.into_iter().map(|byte| byte != 0).collect())
 }
 

@@ -23,6 +23,7 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::math;
 use crate::shape::Shape;
+use crate::transfers::{counted_read, counted_write};
 
 /// The ndarray backend. Its one device is the host CPU, [`NdArrayDevice`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -76,11 +77,11 @@ impl Backend for NdArray {
     }
 
     fn from_vec(data: Vec<f32>, shape: Shape, _device: &NdArrayDevice) -> Result<NdArrayTensor> {
-        NdArrayTensor::from_vec(data, &shape)
+        counted_write(data.len(), NdArrayTensor::from_vec(data, &shape))
     }
 
     fn from_f64_vec(data: Vec<f64>, shape: Shape, dtype: DType, _device: &NdArrayDevice) -> Result<NdArrayTensor> {
-        NdArrayTensor::from_f64_vec(data, &shape, dtype)
+        counted_write(data.len(), NdArrayTensor::from_f64_vec(data, &shape, dtype))
     }
 
     fn full(shape: Shape, value: f64, dtype: DType, _device: &NdArrayDevice) -> Result<NdArrayTensor> {
@@ -88,11 +89,11 @@ impl Backend for NdArray {
     }
 
     fn to_vec(tensor: &NdArrayTensor) -> Result<Vec<f32>> {
-        tensor.to_vec()
+        counted_read(tensor.to_vec())
     }
 
     fn to_f64_vec(tensor: &NdArrayTensor) -> Result<Vec<f64>> {
-        tensor.to_f64_vec()
+        counted_read(tensor.to_f64_vec())
     }
 
     fn dtype(tensor: &NdArrayTensor) -> DType {
@@ -361,11 +362,11 @@ impl Backend for NdArray {
     }
 
     fn int_from_vec(data: Vec<i64>, shape: Shape, _device: &NdArrayDevice) -> Result<NdArrayIntTensor> {
-        NdArrayIntTensor::from_vec(data, &shape)
+        counted_write(data.len(), NdArrayIntTensor::from_vec(data, &shape))
     }
 
     fn int_to_vec(tensor: &NdArrayIntTensor) -> Result<Vec<i64>> {
-        tensor.to_vec()
+        counted_read(tensor.to_vec())
     }
 
     fn int_shape(tensor: &NdArrayIntTensor) -> Shape {
@@ -381,11 +382,11 @@ impl Backend for NdArray {
     }
 
     fn bool_from_vec(data: Vec<bool>, shape: Shape, _device: &NdArrayDevice) -> Result<NdArrayBoolTensor> {
-        NdArrayBoolTensor::from_vec(data, &shape)
+        counted_write(data.len(), NdArrayBoolTensor::from_vec(data, &shape))
     }
 
     fn bool_to_vec(tensor: &NdArrayBoolTensor) -> Result<Vec<bool>> {
-        tensor.to_vec()
+        counted_read(tensor.to_vec())
     }
 
     fn bool_shape(tensor: &NdArrayBoolTensor) -> Shape {
