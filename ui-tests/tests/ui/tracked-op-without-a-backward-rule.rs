@@ -11,7 +11,7 @@ mod rules {
         sigmoid, tanh, sqrt, recip, abs, sin, cos, erf, gelu, silu, clamp, maximum, minimum, matmul,
         swap_dims, reshape, narrow, cat, permute, flip, index_select, select_add, gather,
         scatter_add, sum, mean, sum_dim, mean_dim, log_softmax, max_dim, min_dim, prod_dim,
-        mask_where, mask_fill, unfold2d, fold2d, max_pool2d, host_op
+        mask_where, mask_fill, unfold2d, fold2d, conv2d, conv_transpose2d, max_pool2d, avg_pool2d, host_op
     };
 }
 

@@ -14,13 +14,13 @@ macro_rules! __ops_window {
             fn fold2d(tensor: Float, height: usize, width: usize, window: ($crate::backend::Window2d)) -> Float = fold2d, tracked;
             /// The 2-D convolution (cross-correlation) of `[n, c, h, w]` by `[out, c / groups, kh, kw]`, without a
             /// bias. By default `unfold2d` then one batched `matmul` per group.
-            fn conv2d(input: Float, weight: Float, options: ($crate::backend::Conv2dOptions)) -> Float = conv2d, composed;
+            fn conv2d(input: Float, weight: Float, options: ($crate::backend::Conv2dOptions)) -> Float = conv2d, tracked;
             /// The 1-D convolution of `[n, c, length]` by `[out, c / groups, kernel]`, without a bias. By default
             /// `conv2d` of a height-1 image.
             fn conv1d(input: Float, weight: Float, options: ($crate::backend::Conv1dOptions)) -> Float = conv1d, composed;
             /// The transposed 2-D convolution (the gradient of `conv2d` by its input) of `[n, c, h, w]` by
             /// `[c, out / groups, kh, kw]`. By default one `matmul` per group then `fold2d`.
-            fn conv_transpose2d(input: Float, weight: Float, options: ($crate::backend::Conv2dOptions)) -> Float = conv_transpose2d, composed;
+            fn conv_transpose2d(input: Float, weight: Float, options: ($crate::backend::Conv2dOptions)) -> Float = conv_transpose2d, tracked;
             /// The largest value of each window (`-inf` in the padding). Its gradient goes to the window's first
             /// maximum, the one `max_pool2d_indices` names.
             fn max_pool2d(input: Float, window: ($crate::backend::Window2d)) -> Float = max_pool2d, tracked;
@@ -29,7 +29,7 @@ macro_rules! __ops_window {
             /// never does.
             fn max_pool2d_indices(input: Float, window: ($crate::backend::Window2d)) -> Int = max_pool2d_indices, forwarded;
             /// The mean of each window, padding counted.
-            fn avg_pool2d(input: Float, window: ($crate::backend::Window2d)) -> Float = avg_pool2d, composed;
+            fn avg_pool2d(input: Float, window: ($crate::backend::Window2d)) -> Float = avg_pool2d, tracked;
             /// Means over a grid of `[height, width]` nearly equal windows covering the input.
             fn adaptive_avg_pool2d(input: Float, output: ([usize; 2])) -> Float = adaptive_avg_pool2d, composed;
         }

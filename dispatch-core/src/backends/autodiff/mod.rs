@@ -1,11 +1,11 @@
 //! `Autodiff<B>`: reverse-mode automatic differentiation over any base backend `B`.
 //!
-//! Most ops run `B`'s op on the inner tensors, so their values are `B`'s. The convolutions and the average pools
-//! are the exception: they are the defaults composed over `unfold2d`, `matmul` and `fold2d` (whose backward rules
-//! are known) rather than a kernel `B` may have (candle's `conv2d`), so they agree with `B` to rounding, not bit for
-//! bit. When an input depends on a tensor marked with `require_grad`, an op also records a graph node holding its
-//! backward rule and what that rule needs. `backward` walks the nodes the loss depends on in reverse topological
-//! order.
+//! Every op the op list marks `tracked` or `forwarded` runs `B`'s op on the inner tensors (its native kernel where
+//! `B` has one: candle's convolution, ndarray's pooling loops), so its values are `B`'s. An op marked `composed`
+//! runs its default over the ops here, so where `B` computes it with a kernel of its own, the two agree to rounding,
+//! not bit for bit. When an input depends on a tensor marked with `require_grad`, an op also records a graph node
+//! holding its backward rule, written in `B`'s ops, and what that rule needs. `backward` walks the nodes the loss
+//! depends on in reverse topological order.
 
 mod broadcast;
 mod graph;

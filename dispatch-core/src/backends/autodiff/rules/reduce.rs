@@ -1,12 +1,10 @@
 //! Reductions: their backward spreads the gradient of each reduced slice back over the slice.
 
 use crate::backend::BaseBackend;
-use crate::backend::defaults::{split_at_axis, values_like};
 use crate::backends::autodiff::broadcast::expand_to_shape;
 use crate::backends::autodiff::rules::comparison::ones_where;
 use crate::backends::autodiff::tensor::AutodiffTensor;
 use crate::error::Result;
-use crate::memory;
 
 /// d sum(x) = 1 for every element: the gradient expanded to the input's shape.
 pub fn sum<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
@@ -90,33 +88,38 @@ pub fn min_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result
     Ok(extreme_dim("min_dim", input, axis, output))
 }
 
-/// d prod / d x_k = the product of the lane's other entries: prefix times suffix products, so a zero entry gives
-/// the others their exact gradient instead of a division by zero.
+/// d prod / d x_k = the product of the lane's other entries: the product of those before `k` times the product of
+/// those after it (prefix and suffix products, in the base backend's ops), so a zero entry gives the others their
+/// exact gradient instead of a division by zero.
 pub fn prod_dim<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
     let output = B::prod_dim(input.primitive(), axis)?;
     Ok(AutodiffTensor::unary("prod_dim", input, output, |_| {
         let input = input.primitive().clone();
         move |gradient| {
-            let shape = B::shape(&input);
-            let (outer, len, inner) = split_at_axis(&shape, axis);
-            let values = B::to_f64_vec(&input)?;
-            let mut others = memory::try_filled("prod_dim", values.len(), 0.0)?;
-            for o in 0..outer {
-                for i in 0..inner {
-                    let at = |k: usize| (o * len + k) * inner + i;
-                    let mut prefix = 1.0f64;
-                    for k in 0..len {
-                        others[at(k)] = prefix;
-                        prefix *= values[at(k)];
-                    }
-                    let mut suffix = 1.0f64;
-                    for k in (0..len).rev() {
-                        others[at(k)] *= suffix;
-                        suffix *= values[at(k)];
-                    }
-                }
-            }
-            B::mul(&values_like::<B>(others, shape, &input)?, &gradient)
+            let before = exclusive_products::<B>(&input, axis)?;
+            let after = B::flip(&exclusive_products::<B>(&B::flip(&input, vec![axis])?, axis)?, vec![axis])?;
+            B::mul(&B::mul(&before, &after)?, &gradient)
         }
     }))
+}
+
+/// Along `axis`, each entry's product of the entries before it (1 for the first): the inclusive products by
+/// doubling (after the step of span `d`, each entry holds the product of the `2d` entries ending at it), shifted by
+/// one. `log2(len)` steps of `narrow`, `mul` and `cat`.
+fn exclusive_products<B: BaseBackend>(values: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
+    let shape = B::shape(values);
+    let len = shape.dims().get(axis).copied().unwrap_or(0);
+    let ones = B::full(shape.with_dim("prod_dim", axis, 1)?, 1.0, B::dtype(values), &B::device(values))?;
+    if len <= 1 {
+        return B::expand(&ones, shape);
+    }
+    let mut products = values.clone();
+    let mut span = 1;
+    while span < len {
+        let carried =
+            B::mul(&B::narrow(&products, axis, span, len - span)?, &B::narrow(&products, axis, 0, len - span)?)?;
+        products = B::cat(&[B::narrow(&products, axis, 0, span)?, carried], axis)?;
+        span *= 2;
+    }
+    B::cat(&[ones, B::narrow(&products, axis, 0, len - 1)?], axis)
 }

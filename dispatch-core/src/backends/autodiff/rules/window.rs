@@ -1,10 +1,12 @@
-//! The two primitives every convolution and pooling op is composed from, `unfold2d` and `fold2d`, each the
-//! other's adjoint, so each one's backward is the other; and `max_pool2d`, whose gradient goes where its indices
-//! point.
+//! Convolution and pooling under `Autodiff`: each forward is the base backend's own kernel (candle's convolution,
+//! ndarray's loops), and each backward is written in the base backend's ops too, never on the host. `unfold2d` and
+//! `fold2d` are each other's adjoint; a convolution's input gradient is the transposed convolution of its output's
+//! gradient (and the other way round), its weight gradient the input's windows times the gradient at their
+//! positions; `max_pool2d`'s gradient goes where the indices its forward found point.
 
 use crate::backend::window::{dims4, product};
-use crate::backend::{BaseBackend, Window2d};
-use crate::backends::autodiff::tensor::AutodiffTensor;
+use crate::backend::{BaseBackend, Conv2dOptions, Window2d};
+use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
 use crate::error::Result;
 use crate::shape::Shape;
 
@@ -32,21 +34,185 @@ pub fn fold2d<B: BaseBackend>(
     Ok(AutodiffTensor::unary("fold2d", input, output, |_| move |gradient| B::unfold2d(&gradient, window, 0.0)))
 }
 
-/// d max_pool2d: each window's gradient added at its first maximum (`max_pool2d_indices`), so overlapping windows
-/// that pick one input add up there and ties do not share.
+/// The base backend's `max_pool2d`. When the input records a graph, the forward finds each window's first maximum
+/// once (`max_pool2d_indices`) and gathers the output from there, and the backward adds each window's gradient at
+/// that index, so overlapping windows that pick one input add up there and ties do not share. A window of padding
+/// alone has no maximum to send its gradient to: its output is `-inf`, and a backward through it is that error.
 pub fn max_pool2d<B: BaseBackend>(input: &AutodiffTensor<B>, window: Window2d) -> Result<AutodiffTensor<B>> {
-    let output = B::max_pool2d(input.primitive(), window)?;
-    Ok(AutodiffTensor::unary("max_pool2d", input, output, |_| {
-        let input = input.primitive().clone();
+    let op = "max_pool2d";
+    if !input.is_tracked() {
+        return Ok(AutodiffTensor::detached(B::max_pool2d(input.primitive(), window)?));
+    }
+    let shape = B::shape(input.primitive());
+    let [n, c, h, w] = dims4(op, "an input", &shape)?;
+    let indices = match B::max_pool2d_indices(input.primitive(), window) {
+        Ok(indices) => indices,
+        Err(_) => {
+            // A window of padding alone: the output is `-inf` there, and the backward is the error the indices
+            // gave, found again (an `Error` is not `Clone`) when a gradient asks for it.
+            let output = B::max_pool2d(input.primitive(), window)?;
+            return Ok(AutodiffTensor::unary(op, input, output, |_| {
+                let input = input.primitive().clone();
+                move |_| B::max_pool2d_indices(&input, window).and_then(|_| Err(no_maximum_found()))
+            }));
+        }
+    };
+    let [_, _, oh, ow] = dims4(op, "the indices", &B::int_shape(&indices))?;
+    let (plane, positions) = (product(op, "a plane", &[h, w])?, product(op, "the positions", &[oh, ow])?);
+    let flat_indices = B::int_reshape(&indices, Shape::new([n, c, positions]))?;
+    let planes = B::reshape(input.primitive(), Shape::new([n, c, plane]))?;
+    let output = B::reshape(&B::gather(&planes, 2, &flat_indices)?, Shape::new([n, c, oh, ow]))?;
+    Ok(AutodiffTensor::unary(op, input, output, |_| {
+        let device = B::device(input.primitive());
         move |gradient| {
-            let (op, shape) = ("max_pool2d", B::shape(&input));
-            let ([n, c, h, w], [_, _, oh, ow]) =
-                (dims4(op, "an input", &shape)?, dims4(op, "a gradient", &B::shape(&gradient))?);
-            let (plane, positions) = (product(op, "a plane", &[h, w])?, product(op, "the positions", &[oh, ow])?);
-            let indices = B::int_reshape(&B::max_pool2d_indices(&input, window)?, Shape::new([n, c, positions]))?;
             let gradient = B::reshape(&gradient, Shape::new([n, c, positions]))?;
-            let zeros = B::full(Shape::new([n, c, plane]), 0.0, B::dtype(&gradient), &B::device(&gradient))?;
-            B::reshape(&B::scatter_add(&zeros, 2, &indices, &gradient)?, shape)
+            let zeros = B::full(Shape::new([n, c, plane]), 0.0, B::dtype(&gradient), &device)?;
+            B::reshape(&B::scatter_add(&zeros, 2, &flat_indices, &gradient)?, shape.clone())
         }
     }))
+}
+
+/// The base backend's `avg_pool2d`; d input: each window's gradient, divided among its `kh * kw` taps (padding
+/// counted, as the forward counts it), folded back onto the taps that read the input.
+pub fn avg_pool2d<B: BaseBackend>(input: &AutodiffTensor<B>, window: Window2d) -> Result<AutodiffTensor<B>> {
+    let output = B::avg_pool2d(input.primitive(), window)?;
+    Ok(AutodiffTensor::unary("avg_pool2d", input, output, |_| {
+        let shape = B::shape(input.primitive());
+        move |gradient| {
+            let op = "avg_pool2d";
+            let ([_, _, h, w], [n, c, oh, ow]) =
+                (dims4(op, "an input", &shape)?, dims4(op, "a gradient", &B::shape(&gradient))?);
+            let taps = product(op, "the window's taps", &window.kernel)?;
+            let positions = product(op, "the positions", &[oh, ow])?;
+            let per_tap = B::mul_scalar(&B::reshape(&gradient, Shape::new([n, c, 1, positions]))?, 1.0 / taps as f64)?;
+            let columns = B::expand(&per_tap, Shape::new([n, c, taps, positions]))?;
+            let rows = product(op, "the unfolded rows", &[c, taps])?;
+            B::fold2d(&B::reshape(&columns, Shape::new([n, rows, positions]))?, h, w, window)
+        }
+    }))
+}
+
+/// The base backend's `conv2d` (`[n, c, h, w]` by `[o, c / groups, kh, kw]`). d input: the transposed
+/// convolution of the gradient by the same weight, with the output padding that gives back `h x w`; d weight: for
+/// each group, the gradient `[n, o / groups, positions]` times the input's windows `[n, positions, c / groups *
+/// kh * kw]`, summed over the batch.
+pub fn conv2d<B: BaseBackend>(
+    input: &AutodiffTensor<B>,
+    weight: &AutodiffTensor<B>,
+    options: Conv2dOptions,
+) -> Result<AutodiffTensor<B>> {
+    let output = B::conv2d(input.primitive(), weight.primitive(), options)?;
+    Ok(AutodiffTensor::binary("conv2d", [input, weight], output, |[input_tracked, weight_tracked], _| {
+        let (x, w) = (input.primitive().clone(), weight.primitive().clone());
+        move |gradient| {
+            if let Some(zeros) = empty_gradients::<B>(&x, &w, &gradient, [input_tracked, weight_tracked])? {
+                return Ok(zeros);
+            }
+            let input_gradient = gradient_if(input_tracked, || {
+                let op = "conv2d backward";
+                let ([_, _, h, wi], [_, _, kh, kw]) =
+                    (dims4(op, "an input", &B::shape(&x))?, dims4(op, "a weight", &B::shape(&w))?);
+                let [_, _, oh, ow] = dims4(op, "a gradient", &B::shape(&gradient))?;
+                // The rows and columns the transposed convolution leaves off: the forward's output size rounded
+                // them down, so they are below the stride. `(out - 1) * stride + reach` is at most the padded input,
+                // which the forward's geometry checked fits in `usize`.
+                let left_off = |side: usize, size: usize, out: usize, kernel: usize| {
+                    let reach = options.dilation[side] * (kernel - 1) + 1;
+                    (size + 2 * options.padding[side]) - ((out - 1) * options.stride[side] + reach)
+                };
+                let output_padding = [left_off(0, h, oh, kh), left_off(1, wi, ow, kw)];
+                B::conv_transpose2d(&gradient, &w, Conv2dOptions { output_padding, ..options })
+            })?;
+            let weight_gradient = gradient_if(weight_tracked, || {
+                windows_times_gradient::<B>(&x, &gradient, &B::shape(&w), options, false)
+            })?;
+            Ok([input_gradient, weight_gradient])
+        }
+    }))
+}
+
+/// The base backend's `conv_transpose2d` (`[n, c, h, w]` by `[c, o / groups, kh, kw]`), the adjoint of `conv2d` by
+/// its input. d input: the `conv2d` of the gradient by the same weight; d weight: for each group, the input
+/// `[n, c / groups, h * w]` times the gradient's windows, summed over the batch.
+pub fn conv_transpose2d<B: BaseBackend>(
+    input: &AutodiffTensor<B>,
+    weight: &AutodiffTensor<B>,
+    options: Conv2dOptions,
+) -> Result<AutodiffTensor<B>> {
+    let output = B::conv_transpose2d(input.primitive(), weight.primitive(), options)?;
+    Ok(AutodiffTensor::binary("conv_transpose2d", [input, weight], output, |[input_tracked, weight_tracked], _| {
+        let (x, w) = (input.primitive().clone(), weight.primitive().clone());
+        move |gradient| {
+            if let Some(zeros) = empty_gradients::<B>(&x, &w, &gradient, [input_tracked, weight_tracked])? {
+                return Ok(zeros);
+            }
+            let plain = Conv2dOptions { output_padding: [0, 0], ..options };
+            let input_gradient = gradient_if(input_tracked, || B::conv2d(&gradient, &w, plain))?;
+            let weight_gradient =
+                gradient_if(weight_tracked, || windows_times_gradient::<B>(&gradient, &x, &B::shape(&w), plain, true))?;
+            Ok([input_gradient, weight_gradient])
+        }
+    }))
+}
+
+/// A convolution where the input, the weight or the output holds no element: every product is empty, so each
+/// tracked operand's gradient is zeros of its shape (the kernels' size rules refuse some of these shapes, and there
+/// is nothing to compute). `None` otherwise.
+#[allow(clippy::type_complexity)]
+fn empty_gradients<B: BaseBackend>(
+    input: &B::FloatTensor,
+    weight: &B::FloatTensor,
+    gradient: &B::FloatTensor,
+    tracked: [bool; 2],
+) -> Result<Option<[Option<B::FloatTensor>; 2]>> {
+    let empty = [input, weight, gradient].iter().any(|tensor| B::shape(tensor).num_elements() == 0);
+    if !empty {
+        return Ok(None);
+    }
+    let zeros = |tensor: &B::FloatTensor| B::full(B::shape(tensor), 0.0, B::dtype(gradient), &B::device(gradient));
+    Ok(Some([gradient_if(tracked[0], || zeros(input))?, gradient_if(tracked[1], || zeros(weight))?]))
+}
+
+/// The gradient of a convolution's weight of shape `weight_shape`, from the tensor whose windows the weight reads
+/// (`windowed`, `[n, channels, .., ..]`) and the tensor each window meets (`met`, `[n, other channels, positions..]`):
+/// per group, `met [n, other / groups, P]` times `windows [n, P, channels / groups * kh * kw]`, summed over the
+/// batch. For `conv2d` the windows are the input's and the weight is `[o, c / groups, kh, kw]`; for
+/// `conv_transpose2d` (`transposed`) they are the output gradient's and the weight is `[c, o / groups, kh, kw]`.
+fn windows_times_gradient<B: BaseBackend>(
+    windowed: &B::FloatTensor,
+    met: &B::FloatTensor,
+    weight_shape: &Shape,
+    options: Conv2dOptions,
+    transposed: bool,
+) -> Result<B::FloatTensor> {
+    let op = if transposed { "conv_transpose2d backward" } else { "conv2d backward" };
+    let [_, _, kh, kw] = dims4(op, "a weight", weight_shape)?;
+    let [n, met_channels, ..] = dims4(op, "a gradient", &B::shape(met))?;
+    let groups = options.groups;
+    let columns = B::unfold2d(windowed, options.window([kh, kw]), 0.0)?;
+    let [_, rows, positions] = <[usize; 3]>::try_from(B::shape(&columns).dims())
+        .map_err(|_| crate::error::Error::invalid(op, "unfold2d gave columns of another rank"))?;
+    let met = B::reshape(met, Shape::new([n, met_channels, positions]))?;
+    let (met_per_group, rows_per_group) = (met_channels / groups, rows / groups);
+    let mut blocks = Vec::with_capacity(groups);
+    for group in 0..groups {
+        let met_group = B::narrow(&met, 1, group * met_per_group, met_per_group)?;
+        let columns_group = B::swap_dims(&B::narrow(&columns, 1, group * rows_per_group, rows_per_group)?, 1, 2)?;
+        let product = B::sum_dim(&B::matmul(&met_group, &columns_group)?, 0)?;
+        blocks.push(B::reshape(&product, Shape::new([met_per_group, rows_per_group]))?);
+    }
+    let stacked = if groups == 1 { blocks.swap_remove(0) } else { B::cat(&blocks, 0)? };
+    // conv2d: `[o, c / g * kh * kw]` is the weight's layout. conv_transpose2d: the windows were the gradient's
+    // (`o` channels), met by the input (`c`), so each group's block is `[c / g, o / g * kh * kw]`: the weight's
+    // layout too.
+    B::reshape(&stacked, weight_shape.clone())
+}
+
+/// The error of a backward through a window of padding alone whose indices were refused in the forward and, against
+/// every expectation, not when found again: the two calls see the same input.
+fn no_maximum_found() -> crate::error::Error {
+    crate::error::Error::invalid(
+        "max_pool2d backward",
+        "a window of padding alone has no maximum to send its gradient to",
+    )
 }
