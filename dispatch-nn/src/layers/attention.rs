@@ -1,6 +1,6 @@
 //! Multi-head causal self-attention, as in GPT.
 
-use dispatch_core::{Backend, BoolTensor, DType, DeviceOf, Error, RankRule, Result, Tensor};
+use dispatch_core::{Backend, DType, DeviceOf, Error, IntTensor, RankRule, Result, Tensor};
 
 use super::Linear;
 use crate::Module;
@@ -50,8 +50,10 @@ impl<B: Backend> CausalSelfAttention<B> {
         };
         let (queries, keys, values) = (part(0)?, part(1)?, part(2)?);
         let scores = queries.matmul(&keys.swap_dims(2, 3)?)?.mul_scalar(1.0 / (head_width as f64).sqrt())?;
-        let future: Vec<bool> = (0..time * time).map(|index| index % time > index / time).collect();
-        let future = BoolTensor::from_vec(future, [time, time], &x.device())?;
+        // Made on the device: key position > query position, row by column. Uploading a host mask every forward
+        // would be a copy per step on a GPU.
+        let positions = IntTensor::arange(0, i64::try_from(time).unwrap_or(i64::MAX), &x.device())?;
+        let future = positions.reshape([1, time])?.gt(&positions.reshape([time, 1])?)?;
         let weights = scores.mask_fill(&future, f64::NEG_INFINITY)?.softmax(3)?;
         let mixed = weights.matmul(&values)?.permute([0, 2, 1, 3])?.reshape([batch, time, width])?;
         self.proj.forward(&mixed)
