@@ -14,7 +14,7 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use dispatch_core::{DType, IntTensor, Tensor};
+use dispatch_core::{DType, HostTransfers, IntTensor, Tensor, host_transfers};
 use dispatch_examples::devices::{names_of, training_devices};
 use dispatch_examples::shapes::{SHAPES, images};
 use dispatch_examples::text::Corpus;
@@ -62,11 +62,19 @@ fn run() -> Result<(), String> {
         "  GPT: {GPT_LAYERS} layers, {GPT_HEADS} heads, width {GPT_WIDTH}, batch {GPT_BATCH}x{GPT_CONTEXT}, F32, AdamW"
     );
     println!("  LeNet: batch {LENET_BATCH} of 1x28x28, {LENET_DTYPE}, Adam");
-    println!("\n  {:<24} {:>12} {:>12}", "device", "GPT ms", "LeNet ms");
+    println!("  host copies: per step, as dispatch_core::host_transfers() counts them (a step asks for 3)");
+    println!("\n  {:<24} {:>12} {:>12} {:>16} {:>16}", "device", "GPT ms", "LeNet ms", "GPT copies", "LeNet copies");
     for device in &devices {
         let gpt = gpt_step_time(device, &corpus, args.steps).map_err(|error| format!("{device}: GPT: {error}"))?;
         let lenet = lenet_step_time(device, args.steps).map_err(|error| format!("{device}: LeNet: {error}"))?;
-        println!("  {:<24} {:>12.2} {:>12.2}", device.to_string(), milliseconds(gpt), milliseconds(lenet));
+        println!(
+            "  {:<24} {:>12.2} {:>12.2} {:>16} {:>16}",
+            device.to_string(),
+            milliseconds(gpt.time),
+            milliseconds(lenet.time),
+            gpt.copies_per_step(args.steps),
+            lenet.copies_per_step(args.steps)
+        );
     }
     Ok(())
 }
@@ -75,13 +83,27 @@ fn milliseconds(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1e3
 }
 
-/// The mean of `elapsed` over `steps` (at least 1, by parse_args).
-fn per_step(elapsed: Duration, steps: usize) -> Duration {
-    elapsed.div_f64(steps as f64)
+/// What the timed steps took: the mean time of a step, and the host copies of all of them.
+struct Timed {
+    time: Duration,
+    copies: HostTransfers,
+}
+
+impl Timed {
+    /// The mean of `elapsed` over `steps` (at least 1, by parse_args), and the copies made since `before`.
+    fn since(start: Instant, before: HostTransfers, steps: usize) -> Self {
+        Self { time: start.elapsed().div_f64(steps as f64), copies: host_transfers().since(before) }
+    }
+
+    /// Copies per step, as `calls (values)`.
+    fn copies_per_step(&self, steps: usize) -> String {
+        let steps = steps.max(1) as u64;
+        format!("{} ({})", self.copies.calls / steps, self.copies.values / steps)
+    }
 }
 
 /// One step of examples/gpt.rs's training loop on `device`, timed after the warm-up.
-fn gpt_step_time(device: &DeviceLocal, corpus: &Corpus, steps: usize) -> dispatch_core::Result<Duration> {
+fn gpt_step_time(device: &DeviceLocal, corpus: &Corpus, steps: usize) -> dispatch_core::Result<Timed> {
     let config = GptConfig {
         vocabulary: corpus.vocabulary.len(),
         context: GPT_CONTEXT,
@@ -92,10 +114,10 @@ fn gpt_step_time(device: &DeviceLocal, corpus: &Corpus, steps: usize) -> dispatc
     let mut model = Gpt::<DeviceBackend>::new(config, SEED, DType::F32, device)?.tracked()?;
     let mut optimizer = AdamW::new(3e-3);
     let training = 0..corpus.ids.len() * 9 / 10;
-    let mut start = Instant::now();
+    let (mut start, mut before) = (Instant::now(), host_transfers());
     for step in 0..WARM_UP + steps {
         if step == WARM_UP {
-            start = Instant::now();
+            (start, before) = (Instant::now(), host_transfers());
         }
         let (inputs, targets) = corpus.batch(training.clone(), GPT_BATCH, GPT_CONTEXT, SEED + step as u64);
         let ids = IntTensor::from_vec(inputs, [GPT_BATCH, GPT_CONTEXT], device)?;
@@ -104,17 +126,17 @@ fn gpt_step_time(device: &DeviceLocal, corpus: &Corpus, steps: usize) -> dispatc
         loss.to_scalar()?;
         model = optimizer.step(model, &loss.backward()?)?;
     }
-    Ok(per_step(start.elapsed(), steps))
+    Ok(Timed::since(start, before, steps))
 }
 
 /// One step of examples/cnn.rs's training loop on `device`, timed after the warm-up.
-fn lenet_step_time(device: &DeviceLocal, steps: usize) -> dispatch_core::Result<Duration> {
+fn lenet_step_time(device: &DeviceLocal, steps: usize) -> dispatch_core::Result<Timed> {
     let mut model = LeNet::<DeviceBackend>::new(SHAPES.len(), SEED, LENET_DTYPE, device)?.tracked()?;
     let mut optimizer = Adam::new(2e-3);
-    let mut start = Instant::now();
+    let (mut start, mut before) = (Instant::now(), host_transfers());
     for step in 0..WARM_UP + steps {
         if step == WARM_UP {
-            start = Instant::now();
+            (start, before) = (Instant::now(), host_transfers());
         }
         let (pixels, labels) = images(LENET_BATCH, SEED + step as u64);
         let x = Tensor::<DeviceBackend>::from_vec(pixels, [LENET_BATCH, 1, 28, 28], device)?.cast(LENET_DTYPE)?;
@@ -123,7 +145,7 @@ fn lenet_step_time(device: &DeviceLocal, steps: usize) -> dispatch_core::Result<
         loss.to_scalar()?;
         model = optimizer.step(model, &loss.backward()?)?;
     }
-    Ok(per_step(start.elapsed(), steps))
+    Ok(Timed::since(start, before, steps))
 }
 
 /// `--steps N`, `--device NAME` (repeatable, each an autodiff device), `--corpus DIR`.
