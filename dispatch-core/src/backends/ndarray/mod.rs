@@ -1,5 +1,6 @@
 //! The ndarray backend: CPU tensors over `ndarray`, with matrix products by `matrixmultiply`.
 
+mod broadcast;
 mod comparison;
 mod elementwise;
 mod int_bool;
@@ -381,6 +382,70 @@ impl Backend for NdArray {
         Ok(tensor.clone())
     }
 
+    fn arange(start: i64, end: i64, _device: &NdArrayDevice) -> Result<NdArrayIntTensor> {
+        int_bool::arange(start, end)
+    }
+
+    fn int_add(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayIntTensor> {
+        int_bool::int_binary("int_add", lhs, rhs, i64::wrapping_add)
+    }
+
+    fn int_sub(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayIntTensor> {
+        int_bool::int_binary("int_sub", lhs, rhs, i64::wrapping_sub)
+    }
+
+    fn int_mul(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayIntTensor> {
+        int_bool::int_binary("int_mul", lhs, rhs, i64::wrapping_mul)
+    }
+
+    fn int_div(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayIntTensor> {
+        int_bool::int_div(lhs, rhs)
+    }
+
+    fn int_add_scalar(tensor: &NdArrayIntTensor, scalar: i64) -> Result<NdArrayIntTensor> {
+        int_bool::int_map("int_add_scalar", tensor, |x| x.wrapping_add(scalar))
+    }
+
+    fn int_mul_scalar(tensor: &NdArrayIntTensor, scalar: i64) -> Result<NdArrayIntTensor> {
+        int_bool::int_map("int_mul_scalar", tensor, |x| x.wrapping_mul(scalar))
+    }
+
+    fn int_sum(tensor: &NdArrayIntTensor) -> Result<NdArrayIntTensor> {
+        Ok(int_bool::int_sum(tensor))
+    }
+
+    fn int_eq(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayBoolTensor> {
+        int_bool::int_compare("int_eq", lhs, rhs, |a, b| a == b)
+    }
+
+    fn int_eq_scalar(tensor: &NdArrayIntTensor, scalar: i64) -> Result<NdArrayBoolTensor> {
+        int_bool::int_eq_scalar(tensor, scalar)
+    }
+
+    fn int_lt(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayBoolTensor> {
+        int_bool::int_compare("int_lt", lhs, rhs, |a, b| a < b)
+    }
+
+    fn int_le(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayBoolTensor> {
+        int_bool::int_compare("int_le", lhs, rhs, |a, b| a <= b)
+    }
+
+    fn int_gt(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayBoolTensor> {
+        int_bool::int_compare("int_gt", lhs, rhs, |a, b| a > b)
+    }
+
+    fn int_ge(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayBoolTensor> {
+        int_bool::int_compare("int_ge", lhs, rhs, |a, b| a >= b)
+    }
+
+    fn int_reshape(tensor: &NdArrayIntTensor, shape: Shape) -> Result<NdArrayIntTensor> {
+        int_bool::int_reshape(tensor, &shape)
+    }
+
+    fn int_to_float(tensor: &NdArrayIntTensor, dtype: DType) -> Result<NdArrayTensor> {
+        int_bool::int_to_float(tensor, dtype)
+    }
+
     fn bool_from_vec(data: Vec<bool>, shape: Shape, _device: &NdArrayDevice) -> Result<NdArrayBoolTensor> {
         counted_write(data.len(), NdArrayBoolTensor::from_vec(data, &shape))
     }
@@ -399,5 +464,33 @@ impl Backend for NdArray {
 
     fn bool_to_device(tensor: &NdArrayBoolTensor, _device: &NdArrayDevice) -> Result<NdArrayBoolTensor> {
         Ok(tensor.clone())
+    }
+
+    fn bool_and(lhs: &NdArrayBoolTensor, rhs: &NdArrayBoolTensor) -> Result<NdArrayBoolTensor> {
+        int_bool::bool_binary("bool_and", lhs, rhs, |a, b| a && b)
+    }
+
+    fn bool_or(lhs: &NdArrayBoolTensor, rhs: &NdArrayBoolTensor) -> Result<NdArrayBoolTensor> {
+        int_bool::bool_binary("bool_or", lhs, rhs, |a, b| a || b)
+    }
+
+    fn bool_not(tensor: &NdArrayBoolTensor) -> Result<NdArrayBoolTensor> {
+        int_bool::bool_not(tensor)
+    }
+
+    fn bool_any(tensor: &NdArrayBoolTensor) -> Result<NdArrayBoolTensor> {
+        Ok(int_bool::bool_reduce(tensor, false))
+    }
+
+    fn bool_all(tensor: &NdArrayBoolTensor) -> Result<NdArrayBoolTensor> {
+        Ok(int_bool::bool_reduce(tensor, true))
+    }
+
+    fn bool_to_int(tensor: &NdArrayBoolTensor) -> Result<NdArrayIntTensor> {
+        int_bool::bool_to_int(tensor)
+    }
+
+    fn bool_to_float(tensor: &NdArrayBoolTensor, dtype: DType) -> Result<NdArrayTensor> {
+        int_bool::bool_to_float(tensor, dtype)
     }
 }

@@ -91,6 +91,21 @@ macro_rules! with_array {
 }
 pub(super) use with_array;
 
+/// `$body` with `E` naming the element type a tensor of `$dtype` computes in: for the ops that build a float tensor
+/// from int or bool ones.
+macro_rules! with_element {
+    ($dtype:expr, $body:expr) => {
+        if $dtype == $crate::DType::F64 {
+            type E = f64;
+            $body
+        } else {
+            type E = f32;
+            $body
+        }
+    };
+}
+pub(super) use with_element;
+
 impl NdArrayTensor {
     /// An op's output array as a tensor of `dtype`, rounded to it; ops only build arrays of rank 1 or more.
     pub(super) fn output<E: Element>(dtype: DType, mut array: ArrayD<E>) -> Self {
@@ -100,7 +115,8 @@ impl NdArrayTensor {
         Self { values: E::store(array.into_shared()), dtype }
     }
 
-    /// A tensor of `dtype` over a shared array whose values it already holds (a view of another tensor).
+    /// A tensor of `dtype` over an array whose values it already holds, so nothing is rounded: a view of another
+    /// tensor, its values copied, or values every dtype holds (0 and 1).
     pub(super) fn shared_as<E: Element>(dtype: DType, array: ArcArrayD<E>) -> Self {
         Self { values: E::store(array), dtype }
     }
