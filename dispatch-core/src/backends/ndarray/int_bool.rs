@@ -36,7 +36,6 @@ macro_rules! element_tensor {
             }
 
             /// The array, for the native ops that read it.
-            #[allow(dead_code)] // the int ops read their own field
             pub(super) fn array(&self) -> &ArcArrayD<$element> {
                 &self.array
             }

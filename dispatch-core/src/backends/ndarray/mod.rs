@@ -3,6 +3,7 @@
 mod broadcast;
 mod comparison;
 mod elementwise;
+mod index;
 mod int_bool;
 mod layout;
 mod matmul;
@@ -336,6 +337,40 @@ impl Backend for NdArray {
 
     fn cat(tensors: &[NdArrayTensor], axis: usize) -> Result<NdArrayTensor> {
         layout::cat(tensors, axis)
+    }
+
+    fn index_select(tensor: &NdArrayTensor, axis: usize, indices: &NdArrayIntTensor) -> Result<NdArrayTensor> {
+        index::index_select(tensor, axis, indices)
+    }
+
+    fn select_add(
+        tensor: &NdArrayTensor,
+        axis: usize,
+        indices: &NdArrayIntTensor,
+        source: &NdArrayTensor,
+    ) -> Result<NdArrayTensor> {
+        index::select_add(tensor, axis, indices, source)
+    }
+
+    fn gather(tensor: &NdArrayTensor, axis: usize, indices: &NdArrayIntTensor) -> Result<NdArrayTensor> {
+        index::gather(tensor, axis, indices)
+    }
+
+    fn scatter_add(
+        tensor: &NdArrayTensor,
+        axis: usize,
+        indices: &NdArrayIntTensor,
+        source: &NdArrayTensor,
+    ) -> Result<NdArrayTensor> {
+        index::scatter_add(tensor, axis, indices, source)
+    }
+
+    fn embedding(weights: &NdArrayTensor, ids: &NdArrayIntTensor) -> Result<NdArrayTensor> {
+        index::embedding(weights, ids)
+    }
+
+    fn one_hot(indices: &NdArrayIntTensor, classes: usize, dtype: DType) -> Result<NdArrayTensor> {
+        index::one_hot(indices, classes, dtype)
     }
 
     fn sum(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {

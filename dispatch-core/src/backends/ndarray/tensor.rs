@@ -1,5 +1,7 @@
 //! The ndarray tensor primitive: a shared, possibly strided array, so clones, transposes and narrows copy nothing.
 
+use std::borrow::Cow;
+
 use ndarray::{ArcArrayD, ArrayD, ArrayViewD, IxDyn, NdFloat, ShapeError};
 
 use crate::dtype::{self, DType};
@@ -291,6 +293,17 @@ pub(super) fn row_major_values<T: Copy>(op: &'static str, array: &ArcArrayD<T>) 
         return memory::try_copy(op, row_major);
     }
     row_major_converted(op, array, |value| value)
+}
+
+/// The elements of `view` in row-major order as one slice: its own buffer when it is in standard layout, else a
+/// fallible copy. How the ops that walk an operand by offsets (indexing, windows) read it.
+pub(super) fn row_major<'a, T: Copy>(op: &'static str, view: ArrayViewD<'a, T>) -> Result<Cow<'a, [T]>> {
+    if let Some(row_major) = view.to_slice() {
+        return Ok(Cow::Borrowed(row_major));
+    }
+    let mut values = memory::try_vec(op, view.len())?;
+    values.extend(view.iter().copied());
+    Ok(Cow::Owned(values))
 }
 
 /// The elements of an array in row-major order, each converted by `convert`.
