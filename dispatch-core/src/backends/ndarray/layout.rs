@@ -1,4 +1,4 @@
-//! Layout ops. `swap_dims`, `permute` and `narrow` only change strides and offsets of the shared array; `reshape` copies only
+//! Layout ops. `swap_dims`, `permute`, `narrow` and `flip` only change strides and offsets of the shared array; `reshape` copies only
 //! when the input is not in row-major layout.
 
 use ndarray::{ArcArrayD, Axis, Slice};
@@ -45,6 +45,22 @@ pub(super) fn narrow(tensor: &NdArrayTensor, axis: usize, start: usize, len: usi
     with_array!(tensor, |array| {
         let mut array = array.clone();
         array.slice_axis_inplace(Axis(axis), Slice::from(start..start + len));
+        Ok(NdArrayTensor::shared_as(tensor.dtype(), array))
+    })
+}
+
+/// A view with the entries of each of `axes` in reverse order (negative strides): nothing is copied. An axis named
+/// twice is reversed once.
+pub(super) fn flip(tensor: &NdArrayTensor, axes: &[usize]) -> Result<NdArrayTensor> {
+    let shape = tensor.shape();
+    for &axis in axes {
+        shape.check_axis("flip", axis)?;
+    }
+    with_array!(tensor, |array| {
+        let mut array = array.clone();
+        for axis in (0..shape.rank()).filter(|axis| axes.contains(axis)) {
+            array.invert_axis(Axis(axis));
+        }
         Ok(NdArrayTensor::shared_as(tensor.dtype(), array))
     })
 }

@@ -339,6 +339,10 @@ impl Backend for NdArray {
         layout::cat(tensors, axis)
     }
 
+    fn flip(tensor: &NdArrayTensor, axes: Vec<usize>) -> Result<NdArrayTensor> {
+        layout::flip(tensor, &axes)
+    }
+
     fn index_select(tensor: &NdArrayTensor, axis: usize, indices: &NdArrayIntTensor) -> Result<NdArrayTensor> {
         index::index_select(tensor, axis, indices)
     }

@@ -31,6 +31,20 @@ fn reshape_of_a_transposed_tensor_copies_into_row_major_order() {
 }
 
 #[test]
+fn flip_is_a_view_that_every_reader_takes() {
+    let x = matrix();
+    let flipped = NdArray::flip(&x, vec![0, 1, 1]).unwrap();
+    // Axis 1 named twice is reversed once; the last element of the buffer comes first.
+    assert_eq!(flipped.view().unwrap().as_ptr(), x.view().unwrap().as_ptr().wrapping_add(5));
+    assert_eq!(flipped.to_vec().unwrap(), [5.0, 4.0, 3.0, 2.0, 1.0, 0.0]);
+    // Negative strides through matrixmultiply: [[5, 4, 3], [2, 1, 0]] times its transpose.
+    let product = NdArray::matmul(&flipped, &NdArray::swap_dims(&flipped, 0, 1).unwrap()).unwrap();
+    assert_eq!(product.to_vec().unwrap(), [50.0, 14.0, 14.0, 5.0]);
+    let flat = NdArray::reshape(&NdArray::flip(&x, vec![1]).unwrap(), Shape::new([6])).unwrap();
+    assert_eq!(flat.to_vec().unwrap(), [2.0, 1.0, 0.0, 5.0, 4.0, 3.0]);
+}
+
+#[test]
 fn from_array_rejects_rank_zero() {
     let scalar = NdArrayTensor::from_array(ArrayD::zeros(ndarray::IxDyn(&[])));
     assert!(matches!(scalar, Err(Error::UnexpectedRank { expected: RankRule::AtLeast(1), .. })), "{scalar:?}");
