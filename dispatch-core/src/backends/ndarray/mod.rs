@@ -401,6 +401,34 @@ impl Backend for NdArray {
         reduce::argmax(tensor, axis)
     }
 
+    fn max_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+        reduce::max_dim(tensor, axis)
+    }
+
+    fn min_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+        reduce::min_dim(tensor, axis)
+    }
+
+    fn prod_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+        reduce::prod_dim(tensor, axis)
+    }
+
+    fn prod(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        Ok(reduce::prod(tensor))
+    }
+
+    fn max(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        reduce::max(tensor)
+    }
+
+    fn min(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        reduce::min(tensor)
+    }
+
+    fn argmin(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayIntTensor> {
+        reduce::argmin(tensor, axis)
+    }
+
     fn int_from_vec(data: Vec<i64>, shape: Shape, _device: &NdArrayDevice) -> Result<NdArrayIntTensor> {
         counted_write(data.len(), NdArrayIntTensor::from_vec(data, &shape))
     }
