@@ -11,6 +11,7 @@ mod reduce;
 mod tensor;
 #[cfg(test)]
 mod tests;
+mod window;
 
 use std::fmt;
 use std::str::FromStr;
@@ -19,7 +20,7 @@ use self::elementwise::{binary, unary};
 pub use self::int_bool::{NdArrayBoolTensor, NdArrayIntTensor};
 pub use self::tensor::NdArrayTensor;
 use self::tensor::{Element, with_array, with_arrays};
-use crate::backend::{Backend, BaseBackend};
+use crate::backend::{Backend, BaseBackend, Conv1dOptions, Conv2dOptions, Window2d};
 use crate::device::{BackendDevice, DeviceOf, ParseDeviceError};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -427,6 +428,46 @@ impl Backend for NdArray {
 
     fn argmin(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayIntTensor> {
         reduce::argmin(tensor, axis)
+    }
+
+    fn unfold2d(tensor: &NdArrayTensor, window: Window2d, pad_value: f64) -> Result<NdArrayTensor> {
+        window::unfold2d(tensor, window, pad_value)
+    }
+
+    fn fold2d(tensor: &NdArrayTensor, height: usize, width: usize, window: Window2d) -> Result<NdArrayTensor> {
+        window::fold2d(tensor, height, width, window)
+    }
+
+    fn conv2d(input: &NdArrayTensor, weight: &NdArrayTensor, options: Conv2dOptions) -> Result<NdArrayTensor> {
+        window::conv2d(input, weight, options)
+    }
+
+    fn conv1d(input: &NdArrayTensor, weight: &NdArrayTensor, options: Conv1dOptions) -> Result<NdArrayTensor> {
+        window::conv1d(input, weight, options)
+    }
+
+    fn conv_transpose2d(
+        input: &NdArrayTensor,
+        weight: &NdArrayTensor,
+        options: Conv2dOptions,
+    ) -> Result<NdArrayTensor> {
+        window::conv_transpose2d(input, weight, options)
+    }
+
+    fn max_pool2d(input: &NdArrayTensor, window: Window2d) -> Result<NdArrayTensor> {
+        window::max_pool2d(input, window)
+    }
+
+    fn max_pool2d_indices(input: &NdArrayTensor, window: Window2d) -> Result<NdArrayIntTensor> {
+        window::max_pool2d_indices(input, window)
+    }
+
+    fn avg_pool2d(input: &NdArrayTensor, window: Window2d) -> Result<NdArrayTensor> {
+        window::avg_pool2d(input, window)
+    }
+
+    fn adaptive_avg_pool2d(input: &NdArrayTensor, output: [usize; 2]) -> Result<NdArrayTensor> {
+        window::adaptive_avg_pool2d(input, output)
     }
 
     fn int_from_vec(data: Vec<i64>, shape: Shape, _device: &NdArrayDevice) -> Result<NdArrayIntTensor> {
