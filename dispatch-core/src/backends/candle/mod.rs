@@ -9,12 +9,15 @@ mod creation;
 mod device;
 mod elementwise;
 mod error;
+mod indices;
+mod int_arithmetic;
 mod int_bool;
 mod layout;
 mod matmul;
 mod memory;
 mod reduce;
 mod window;
+mod wrapping;
 
 use candle_core::Tensor;
 use candle_core::op::CmpOp;
@@ -22,6 +25,8 @@ use candle_core::op::CmpOp;
 pub use self::device::CandleDevice;
 use self::elementwise::{BinaryOp, binary, unary};
 use self::error::dtype_of;
+use self::int_arithmetic::IntOp;
+use self::int_bool::Logic;
 use self::layout::shape_of;
 use crate::backend::{Backend, BaseBackend, Conv2dOptions};
 use crate::dtype::DType;
@@ -318,6 +323,66 @@ impl Backend for Candle {
         creation::to_device(tensor, device)
     }
 
+    fn arange(start: i64, end: i64, device: &CandleDevice) -> Result<Tensor> {
+        int_bool::arange(start, end, device)
+    }
+
+    fn int_add(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_arithmetic(IntOp::Add, lhs, rhs)
+    }
+
+    fn int_sub(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_arithmetic(IntOp::Sub, lhs, rhs)
+    }
+
+    fn int_mul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_arithmetic(IntOp::Mul, lhs, rhs)
+    }
+
+    fn int_div(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_div(lhs, rhs)
+    }
+
+    fn int_add_scalar(tensor: &Tensor, scalar: i64) -> Result<Tensor> {
+        int_arithmetic::int_add_scalar(tensor, scalar)
+    }
+
+    fn int_mul_scalar(tensor: &Tensor, scalar: i64) -> Result<Tensor> {
+        int_arithmetic::int_mul_scalar(tensor, scalar)
+    }
+
+    fn int_sum(tensor: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_sum(tensor)
+    }
+
+    fn int_eq(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_compare("int_eq", CmpOp::Eq, lhs, rhs)
+    }
+
+    fn int_eq_scalar(tensor: &Tensor, scalar: i64) -> Result<Tensor> {
+        int_arithmetic::int_eq_scalar(tensor, scalar)
+    }
+
+    fn int_lt(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_compare("int_lt", CmpOp::Lt, lhs, rhs)
+    }
+
+    fn int_le(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_compare("int_le", CmpOp::Le, lhs, rhs)
+    }
+
+    fn int_gt(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_compare("int_gt", CmpOp::Gt, lhs, rhs)
+    }
+
+    fn int_ge(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_compare("int_ge", CmpOp::Ge, lhs, rhs)
+    }
+
+    fn int_reshape(tensor: &Tensor, shape: Shape) -> Result<Tensor> {
+        int_bool::int_reshape(tensor, &shape)
+    }
+
     fn int_to_float(tensor: &Tensor, dtype: DType) -> Result<Tensor> {
         int_bool::int_to_float(tensor, dtype)
     }
@@ -340,6 +405,30 @@ impl Backend for Candle {
 
     fn bool_to_device(tensor: &Tensor, device: &CandleDevice) -> Result<Tensor> {
         creation::to_device(tensor, device)
+    }
+
+    fn bool_and(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_bool::bool_logic(Logic::And, lhs, rhs)
+    }
+
+    fn bool_or(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_bool::bool_logic(Logic::Or, lhs, rhs)
+    }
+
+    fn bool_not(tensor: &Tensor) -> Result<Tensor> {
+        int_bool::bool_not(tensor)
+    }
+
+    fn bool_any(tensor: &Tensor) -> Result<Tensor> {
+        int_bool::bool_reduce("bool_any", tensor, true)
+    }
+
+    fn bool_all(tensor: &Tensor) -> Result<Tensor> {
+        int_bool::bool_reduce("bool_all", tensor, false)
+    }
+
+    fn bool_to_int(tensor: &Tensor) -> Result<Tensor> {
+        int_bool::bool_to_int(tensor)
     }
 
     fn bool_to_float(tensor: &Tensor, dtype: DType) -> Result<Tensor> {
