@@ -7,7 +7,7 @@ use candle_core::{DType, Device, Tensor, WithDType};
 
 use super::error::OrBackend;
 use super::memory::check_output;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::transfers::record_host_transfer;
 
 /// A one-element tensor holding `value`, made by candle's fill kernel; it broadcasts over any shape.
@@ -66,4 +66,25 @@ pub(super) fn first_set(op: &'static str, flags: &Tensor) -> Result<usize> {
     let position = read_value::<i64>(op, &first)?;
     // Below `len`, as one flag is set.
     usize::try_from(position).map_err(candle_core::Error::wrap).or_backend(op)
+}
+/// Checks that every index of an `I64` tensor lies in `0..len` (the size of the axis it indexes), on the device:
+/// one value read when they all do. Otherwise an [`Error::IndexOutOfRange`] naming the first one outside, in
+/// row-major order, as the host default names it.
+pub(super) fn check_in_range(op: &'static str, indices: &Tensor, len: usize) -> Result<()> {
+    check_output(op, indices.device(), indices.elem_count(), DType::U8)?;
+    // An axis longer than `i64::MAX` holds every index.
+    let Ok(end) = i64::try_from(len) else { return Ok(()) };
+    let outside = (|| {
+        let device = indices.device();
+        let below = indices.broadcast_lt(&constant(0i64, device)?)?;
+        let beyond = indices.broadcast_ge(&constant(end, device)?)?;
+        below.maximum(&beyond)
+    })()
+    .or_backend(op)?;
+    if !any_set(op, &outside)? {
+        return Ok(());
+    }
+    let position = first_set(op, &outside)?;
+    let index = indices.flatten_all().and_then(|flat| flat.narrow(0, position, 1)).or_backend(op)?;
+    Err(Error::IndexOutOfRange { op, index: read_value::<i64>(op, &index)?, len })
 }

@@ -9,6 +9,7 @@ mod creation;
 mod device;
 mod elementwise;
 mod error;
+mod index;
 mod indices;
 mod int_arithmetic;
 mod int_bool;
@@ -299,6 +300,28 @@ impl Backend for Candle {
 
     fn conv2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
         window::conv2d(input, weight, options)
+    }
+
+    // ---- index --------------------------------------------------------------------------------------------------
+
+    fn index_select(tensor: &Tensor, axis: usize, indices: &Tensor) -> Result<Tensor> {
+        index::index_select(tensor, axis, indices)
+    }
+
+    fn select_add(tensor: &Tensor, axis: usize, indices: &Tensor, source: &Tensor) -> Result<Tensor> {
+        index::select_add(tensor, axis, indices, source)
+    }
+
+    fn gather(tensor: &Tensor, axis: usize, indices: &Tensor) -> Result<Tensor> {
+        index::gather(tensor, axis, indices)
+    }
+
+    fn scatter_add(tensor: &Tensor, axis: usize, indices: &Tensor, source: &Tensor) -> Result<Tensor> {
+        index::scatter_add(tensor, axis, indices, source)
+    }
+
+    fn one_hot(indices: &Tensor, classes: usize, dtype: DType) -> Result<Tensor> {
+        index::one_hot(indices, classes, dtype)
     }
 
     // ---- int_bool -----------------------------------------------------------------------------------------------
