@@ -15,6 +15,12 @@ pub(super) fn constant<T: WithDType>(value: T, device: &Device) -> candle_core::
     Tensor::full(value, 1, device)
 }
 
+/// A one-element tensor of `tensor`'s dtype holding `value`, which must be exact in every dtype (0, 1, NaN, an
+/// infinity): candle converts it from `f64`.
+pub(super) fn float_constant(value: f64, tensor: &Tensor) -> candle_core::Result<Tensor> {
+    constant(value, tensor.device())?.to_dtype(tensor.dtype())
+}
+
 /// `0, 1, ..., len - 1` as an `I64` tensor: a one-element tensor of 0, doubled (with its length added to the new
 /// half) until it is long enough, so `log2(len)` small kernels and no host values.
 pub(super) fn counting(op: &'static str, len: usize, device: &Device) -> Result<Tensor> {

@@ -24,7 +24,7 @@ use candle_core::Tensor;
 use candle_core::op::CmpOp;
 
 pub use self::device::CandleDevice;
-use self::elementwise::{BinaryOp, binary, unary};
+use self::elementwise::{BinaryOp, Extreme, binary, unary};
 use self::error::dtype_of;
 use self::int_arithmetic::IntOp;
 use self::int_bool::Logic;
@@ -184,6 +184,14 @@ impl Backend for Candle {
         unary("silu", tensor, Tensor::silu)
     }
 
+    fn maximum(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        elementwise::extreme("maximum", Extreme::Max, lhs, rhs)
+    }
+
+    fn minimum(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        elementwise::extreme("minimum", Extreme::Min, lhs, rhs)
+    }
+
     // ---- matmul -------------------------------------------------------------------------------------------------
 
     fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
@@ -212,6 +220,10 @@ impl Backend for Candle {
         layout::permute(tensor, axes)
     }
 
+    fn flip(tensor: &Tensor, axes: Vec<usize>) -> Result<Tensor> {
+        layout::flip(tensor, &axes)
+    }
+
     // ---- reduce -------------------------------------------------------------------------------------------------
 
     fn sum(tensor: &Tensor) -> Result<Tensor> {
@@ -234,8 +246,24 @@ impl Backend for Candle {
         reduce::log_softmax(tensor, axis)
     }
 
+    fn max_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+        reduce::extreme_dim("max_dim", Extreme::Max, tensor, axis)
+    }
+
+    fn min_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+        reduce::extreme_dim("min_dim", Extreme::Min, tensor, axis)
+    }
+
+    fn prod_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+        reduce::prod_dim(tensor, axis)
+    }
+
     fn argmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
         reduce::argmax(tensor, axis)
+    }
+
+    fn argmin(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+        reduce::argmin(tensor, axis)
     }
 
     // ---- comparison ---------------------------------------------------------------------------------------------
