@@ -215,6 +215,56 @@ pub(crate) fn check_planes(op: &'static str, shape: &Shape) -> Result<[usize; 4]
     Ok(dims)
 }
 
+/// The sizes of `unfold2d` of an input of `shape` (PyTorch's rules): the input's `[n, c, h, w]`, the window's
+/// positions `[oh, ow]`, and the output `[n, c * kh * kw, oh * ow]`.
+pub(crate) fn unfold2d_geometry(shape: &Shape, window: &Window2d) -> Result<([usize; 4], [usize; 2], Shape)> {
+    let op = "unfold2d";
+    let [n, c, h, w] = check_planes(op, shape)?;
+    let [oh, ow] = window.output_size(op, [h, w])?;
+    let [kh, kw] = window.kernel;
+    let output =
+        Shape::new([n, product(op, "the unfolded rows", &[c, kh, kw])?, product(op, "the positions", &[oh, ow])?]);
+    output.check_tensor_shape(op)?;
+    Ok(([n, c, h, w], [oh, ow], output))
+}
+
+/// The sizes of `fold2d` of columns of `shape` back to `[height, width]` planes (PyTorch's rules: the rows hold
+/// whole windows, and there is one column per window position): the output's `[n, c, height, width]` and the
+/// window's positions `[oh, ow]`.
+pub(crate) fn fold2d_geometry(
+    shape: &Shape,
+    [height, width]: [usize; 2],
+    window: &Window2d,
+) -> Result<([usize; 4], [usize; 2])> {
+    let op = "fold2d";
+    let [n, rows, columns] = dims3(op, "columns [batch, rows, positions]", shape)?;
+    if rows == 0 || columns == 0 {
+        return Err(Error::unexpected_shape(op, "columns with rows and positions", shape));
+    }
+    if height == 0 || width == 0 {
+        return Err(Error::invalid_value(op, "[height, width]", [height, width], "1 or more on each side"));
+    }
+    let [kh, kw] = window.kernel;
+    let [positions_down, positions_across] = window.positions(op, [height, width])?;
+    let positions = positions_down.checked_mul(positions_across);
+    if !wide(rows).is_multiple_of(wide(kh) * wide(kw)) || positions != Some(wide(columns)) {
+        let expected = "columns of whole windows, one per position of the window over the output";
+        return Err(Error::unexpected_shape(op, expected, shape));
+    }
+    let [oh, ow] = window.output_size(op, [height, width])?;
+    let c = rows / product(op, "the window's taps", &[kh, kw])?;
+    Shape::new([n, c, height, width]).check_tensor_shape(op)?;
+    Ok(([n, c, height, width], [oh, ow]))
+}
+
+/// The output size `[n, c, oh, ow]` of a pooling window over `input`, or why PyTorch refuses it.
+pub(crate) fn pooled_size(op: &'static str, input: &Shape, window: &Window2d) -> Result<[usize; 4]> {
+    let [n, c, h, w] = check_planes(op, input)?;
+    window.check_pool_padding(op)?;
+    let [oh, ow] = window.output_size(op, [h, w])?;
+    Ok([n, c, oh, ow])
+}
+
 /// Checks that `groups` splits the input channels `in_channels` (the weight's first or second dimension times the
 /// groups) and the output channels.
 fn check_groups(op: &'static str, groups: usize, in_channels: usize, out_channels: usize) -> Result<()> {

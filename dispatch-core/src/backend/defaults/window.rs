@@ -10,8 +10,8 @@ pub use pool::{adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_indices};
 use crate::backend::Backend;
 use crate::backend::defaults::{HostFloat, in_host_float, same_dtype};
 use crate::backend::window::{
-    Conv1dOptions, Conv2dOptions, Window2d, check_planes, conv_transpose2d_geometry, conv2d_geometry, dims3, dims4,
-    product, wide,
+    Conv1dOptions, Conv2dOptions, Window2d, conv_transpose2d_geometry, conv2d_geometry, dims3, dims4, fold2d_geometry,
+    product, unfold2d_geometry,
 };
 use crate::error::{Error, RankRule, Result};
 use crate::memory;
@@ -48,12 +48,8 @@ fn unfold2d_in<B: Backend, T: HostFloat>(
     pad: f64,
 ) -> Result<B::FloatTensor> {
     let op = "unfold2d";
-    let [n, c, h, w] = check_planes(op, &B::shape(tensor))?;
-    let [oh, ow] = window.output_size(op, [h, w])?;
+    let ([_, _, h, w], [oh, ow], output_shape) = unfold2d_geometry(&B::shape(tensor), &window)?;
     let [kh, kw] = window.kernel;
-    let output_shape =
-        Shape::new([n, product(op, "the unfolded rows", &[c, kh, kw])?, product(op, "the positions", &[oh, ow])?]);
-    output_shape.check_tensor_shape(op)?;
     let (values, pad) = (T::read::<B>(tensor)?, T::of_f64(pad));
     let mut output = memory::try_vec(op, output_shape.num_elements())?;
     // Not empty: `check_planes` refused empty planes.
@@ -97,26 +93,10 @@ fn fold2d_in<B: Backend, T: HostFloat>(
     window: Window2d,
 ) -> Result<B::FloatTensor> {
     let op = "fold2d";
-    let shape = B::shape(tensor);
-    let [n, rows, columns] = dims3(op, "columns [batch, rows, positions]", &shape)?;
-    if rows == 0 || columns == 0 {
-        return Err(Error::unexpected_shape(op, "columns with rows and positions", &shape));
-    }
-    if height == 0 || width == 0 {
-        return Err(Error::invalid_value(op, "[height, width]", [height, width], "1 or more on each side"));
-    }
-    // PyTorch's rules first, exactly: the rows hold whole windows, and there is one column per window position.
+    let ([n, c, _, _], [oh, ow]) = fold2d_geometry(&B::shape(tensor), [height, width], &window)?;
     let [kh, kw] = window.kernel;
-    let [positions_down, positions_across] = window.positions(op, [height, width])?;
-    let positions = positions_down.checked_mul(positions_across);
-    if !wide(rows).is_multiple_of(wide(kh) * wide(kw)) || positions != Some(wide(columns)) {
-        let expected = "columns of whole windows, one per position of the window over the output";
-        return Err(Error::unexpected_shape(op, expected, &shape));
-    }
-    let [oh, ow] = window.output_size(op, [height, width])?;
-    let c = rows / product(op, "the window's taps", &[kh, kw])?;
+    let columns = product(op, "the positions", &[oh, ow])?;
     let output_shape = Shape::new([n, c, height, width]);
-    output_shape.check_tensor_shape(op)?;
     let values = T::read::<B>(tensor)?;
     let mut output = memory::try_filled(op, output_shape.num_elements(), T::default())?;
     let (plane, window_rows) = (product(op, "a plane", &[height, width])?, product(op, "rows", &[kh, kw, columns])?);

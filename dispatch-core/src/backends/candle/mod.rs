@@ -29,7 +29,7 @@ use self::error::dtype_of;
 use self::int_arithmetic::IntOp;
 use self::int_bool::Logic;
 use self::layout::shape_of;
-use crate::backend::{Backend, BaseBackend, Conv2dOptions};
+use crate::backend::{Backend, BaseBackend, Conv1dOptions, Conv2dOptions, Window2d};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::shape::Shape;
@@ -326,8 +326,36 @@ impl Backend for Candle {
 
     // ---- window -------------------------------------------------------------------------------------------------
 
+    fn unfold2d(tensor: &Tensor, window: Window2d, pad_value: f64) -> Result<Tensor> {
+        window::unfold("unfold2d", tensor, window, pad_value)
+    }
+
+    fn fold2d(tensor: &Tensor, height: usize, width: usize, window: Window2d) -> Result<Tensor> {
+        window::fold2d(tensor, height, width, window)
+    }
+
     fn conv2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
         window::conv2d(input, weight, options)
+    }
+
+    fn conv1d(input: &Tensor, weight: &Tensor, options: Conv1dOptions) -> Result<Tensor> {
+        window::conv1d(input, weight, options)
+    }
+
+    fn conv_transpose2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
+        window::conv_transpose2d(input, weight, options)
+    }
+
+    fn max_pool2d(input: &Tensor, window: Window2d) -> Result<Tensor> {
+        window::max_pool2d(input, window)
+    }
+
+    fn max_pool2d_indices(input: &Tensor, window: Window2d) -> Result<Tensor> {
+        window::max_pool2d_indices(input, window)
+    }
+
+    fn adaptive_avg_pool2d(input: &Tensor, output: [usize; 2]) -> Result<Tensor> {
+        window::adaptive_avg_pool2d(input, output)
     }
 
     // ---- index --------------------------------------------------------------------------------------------------

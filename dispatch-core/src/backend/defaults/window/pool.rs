@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use crate::backend::Backend;
 use crate::backend::defaults::{HostFloat, in_host_float};
-use crate::backend::window::{Window2d, check_planes, dims4, product};
+use crate::backend::window::{Window2d, dims4, pooled_size, product};
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::shape::Shape;
@@ -36,14 +36,6 @@ pub fn max_pool2d_indices<B: Backend>(input: &B::FloatTensor, window: Window2d) 
         })?;
         B::int_from_vec(indices, shape, &B::device(input))
     })
-}
-
-/// The output size of a pooling window over `input`, or why PyTorch refuses it.
-fn pooled_size(op: &'static str, input: &Shape, window: &Window2d) -> Result<[usize; 4]> {
-    let [n, c, h, w] = check_planes(op, input)?;
-    window.check_pool_padding(op)?;
-    let [oh, ow] = window.output_size(op, [h, w])?;
-    Ok([n, c, oh, ow])
 }
 
 /// The taps `i` (of `kernel`) that read a cell of an input `input` long rather than its padding, for the window
