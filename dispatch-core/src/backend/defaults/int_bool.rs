@@ -40,6 +40,7 @@ int_binaries! {
 }
 
 /// Why `a / divisor` has no `i64` result: a zero divisor, or `i64::MIN / -1`, the one quotient that overflows.
+/// Shared with the candle backend, whose kernel checks the same on the device.
 pub(crate) fn int_division_error(divisor: i64) -> Error {
     let expected =
         if divisor == 0 { "non-zero" } else { "other than -1 for the dividend i64::MIN (the quotient overflows)" };
