@@ -1,5 +1,5 @@
 //! Indexing on candle's kernels: `index_select`, `index_add`, `gather` and `scatter_add`, with `I64` indices. The
-//! indices are checked on the device first (one value read back): candle's CPU kernels take `i64::MAX` for
+//! indices are checked first, in place on the CPU and on the device elsewhere (one value read back): candle's CPU kernels take `i64::MAX` for
 //! padding and its CUDA kernels do not check at all, so an index out of range must never reach them. The checks
 //! run in the order of the host defaults, so that bad input gets the same error on every backend.
 

@@ -2,8 +2,10 @@
 //! tensors of indices. candle's own `arange` fills a host buffer and uploads it, and a scalar operand of its ops is
 //! uploaded as a one-element tensor; these are built by candle's fill kernel instead, so nothing crosses to the
 //! device. The one thing read back is a verdict: a check that input is valid reads one value, an error a few more.
+//! On candle's CPU device the values already sit in host memory, so the checks read them in place instead: no copy,
+//! no verdict.
 
-use candle_core::{DType, Device, Tensor, WithDType};
+use candle_core::{CpuStorage, DType, Device, Storage, Tensor, WithDType};
 
 use super::error::OrBackend;
 use super::memory::check_output;
@@ -73,6 +75,31 @@ pub(super) fn first_set(op: &'static str, flags: &Tensor) -> Result<usize> {
     // Below `len`, as one flag is set.
     usize::try_from(position).map_err(candle_core::Error::wrap).or_backend(op)
 }
+/// The first of `tensors` (`I64` tensors of one shape on candle's CPU device), in row-major order, whose values
+/// `refuse`, read in place: they are in host memory already. `None` (nothing to read in place) on other devices.
+pub(super) fn first_refused_in_place<const N: usize>(
+    tensors: [&Tensor; N],
+    refuse: impl Fn([i64; N]) -> bool,
+) -> Option<Option<[i64; N]>> {
+    let guards = tensors.map(|tensor| tensor.storage_and_layout().0);
+    let values = guards.each_ref().map(|storage| match &**storage {
+        Storage::Cpu(CpuStorage::I64(values)) => Some(values.as_slice()),
+        _ => None,
+    });
+    if values.iter().any(Option::is_none) {
+        return None;
+    }
+    let mut offsets = tensors.map(Tensor::strided_index);
+    let mut next = || -> Option<[i64; N]> {
+        let mut picked = [0; N];
+        for ((value, offsets), slot) in values.iter().zip(&mut offsets).zip(&mut picked) {
+            *slot = *value.and_then(|values| values.get(offsets.next()?))?;
+        }
+        Some(picked)
+    };
+    Some(std::iter::from_fn(&mut next).find(|&values| refuse(values)))
+}
+
 /// Checks that every index of an `I64` tensor lies in `0..len` (the size of the axis it indexes), on the device:
 /// one value read when they all do. Otherwise an [`Error::IndexOutOfRange`] naming the first one outside, in
 /// row-major order, as the host default names it.
@@ -80,6 +107,12 @@ pub(super) fn check_in_range(op: &'static str, indices: &Tensor, len: usize) -> 
     check_output(op, indices.device(), indices.elem_count(), DType::U8)?;
     // An axis longer than `i64::MAX` holds every index.
     let Ok(end) = i64::try_from(len) else { return Ok(()) };
+    if let Some(outside) = first_refused_in_place([indices], |[index]| index < 0 || index >= end) {
+        return match outside {
+            Some([index]) => Err(Error::IndexOutOfRange { op, index, len }),
+            None => Ok(()),
+        };
+    }
     let outside = (|| {
         let device = indices.device();
         let below = indices.broadcast_lt(&constant(0i64, device)?)?;

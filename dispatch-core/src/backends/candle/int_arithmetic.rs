@@ -5,7 +5,7 @@ use candle_core::op::CmpOp;
 use candle_core::{DType as CandleDType, Tensor};
 
 use super::error::{OrBackend, check_kind};
-use super::indices::{any_set, constant, first_set, read_value};
+use super::indices::{any_set, constant, first_refused_in_place, first_set, read_value};
 use super::layout::shape_of;
 use super::memory::{check_output, check_output_like};
 use super::wrapping;
@@ -66,13 +66,20 @@ fn with_scalar(
 
 /// Rounding toward zero, as candle's kernel divides, once the divisors are known to be valid: whether any pair
 /// has a zero divisor or is `i64::MIN / -1` is decided on the device and read back as one value (the check this
-/// op's error needs). The error names the divisor of the first such pair in row-major order, as the host default
+/// op's error needs), or read in place on the CPU, where the values are in host memory. The error names the divisor of the first such pair in row-major order, as the host default
 /// does.
 pub(super) fn int_div(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
     let op = "int_div";
     let shape = broadcast_operands(op, lhs, rhs, CandleDType::I64)?;
     check_output(op, lhs.device(), shape.num_elements(), CandleDType::U8)?;
     let (lhs, rhs) = (lhs.broadcast_as(shape.dims()).or_backend(op)?, rhs.broadcast_as(shape.dims()).or_backend(op)?);
+    let refuses = |[dividend, divisor]: [i64; 2]| divisor == 0 || (dividend == i64::MIN && divisor == -1);
+    if let Some(refused) = first_refused_in_place([&lhs, &rhs], refuses) {
+        return match refused {
+            Some([_, divisor]) => Err(int_division_error(divisor)),
+            None => lhs.div(&rhs).or_backend(op),
+        };
+    }
     let refused = (|| {
         let device = lhs.device();
         let zero = rhs.broadcast_eq(&constant(0i64, device)?)?;

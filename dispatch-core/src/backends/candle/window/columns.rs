@@ -35,6 +35,19 @@ fn check_index_range(op: &'static str, [height, width]: [usize; 2], window: &Win
     Ok(())
 }
 
+/// `window` with the parameters that cannot matter set to 1: the dilation of a side with one tap, the stride of a
+/// side with one position. What is left is below the padded input's size, so the index arithmetic on the device
+/// (in `i64`) cannot overflow, even where a stride or dilation near `usize::MAX` was accepted.
+fn effective(window: &Window2d, positions: [usize; 2]) -> Window2d {
+    let unless = |value: usize, matters: bool| if matters { value } else { 1 };
+    Window2d {
+        kernel: window.kernel,
+        stride: [0, 1].map(|side| unless(window.stride[side], positions[side] > 1)),
+        padding: window.padding,
+        dilation: [0, 1].map(|side| unless(window.dilation[side], window.kernel[side] > 1)),
+    }
+}
+
 /// For each tap `(i, j)` and output position `(y, x)`, in that order, the flat position in an `[h, w]` plane of
 /// the cell it reads, or `h * w` (the extra column) for a tap in the padding: `[kh * kw * oh * ow]`.
 pub(super) fn tap_sources(
@@ -44,9 +57,11 @@ pub(super) fn tap_sources(
     [oh, ow]: [usize; 2],
     device: &Device,
 ) -> Result<Tensor> {
-    let ([kh, kw], [sh, sw], [dh, dw]) = (window.kernel, window.stride, window.dilation);
-    let [ph, pw] = window.padding.map(|padding| padding as i64);
     check_index_range(op, [h, w], window, 0)?;
+    let window = effective(window, [oh, ow]);
+    let ([kh, kw], [sh, sw], [dh, dw]) = (window.kernel, window.stride, window.dilation);
+    // Below the padded plane's size, checked to fit in `i64`.
+    let [ph, pw] = window.padding.map(|padding| padding as i64);
     let rows = steps(op, oh, sh, -ph, &[1, 1, oh, 1], device)?;
     let row_taps = steps(op, kh, dh, 0, &[kh, 1, 1, 1], device)?;
     let columns = steps(op, ow, sw, -pw, &[1, 1, 1, ow], device)?;
@@ -145,7 +160,7 @@ fn cell_sources(
     [oh, ow]: [usize; 2],
     device: &Device,
 ) -> Result<Tensor> {
-    let Window2d { kernel: [kh, kw], stride, padding, dilation } = *window;
+    let Window2d { kernel: [kh, kw], stride, padding, dilation } = effective(window, [oh, ow]);
     let entries = product(op, "the column entries", &[kh, kw, oh, ow])?;
     check_index_range(op, [h, w], window, entries)?;
     let rows =
