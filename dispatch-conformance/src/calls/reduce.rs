@@ -96,3 +96,16 @@ pub fn argmin<B: Backend>(o: &Operands<B>) -> Ints<B> {
         B::argmin(&o.cube, 3),
     ]
 }
+
+/// Over the last axis (4) of `cube` and of `fine`, scaled and shifted by `row`; parameters of another length than
+/// the last axis are an error.
+pub fn layer_norm<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    vec![
+        B::layer_norm(&o.cube, &o.row, &o.row, 1e-5),
+        B::layer_norm(&o.fine, &o.row, &o.row, 0.5),
+        // `[3, 1]` parameters.
+        B::layer_norm(&o.cube, &o.column, &o.row, 1e-5),
+        // A last axis of 3.
+        B::layer_norm(&o.pair, &o.row, &o.row, 1e-5),
+    ]
+}

@@ -30,6 +30,12 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::log_softmax(&self.primitive, axis))
     }
 
+    /// Layer normalisation over the last axis, `(self - mean) / sqrt(var + eps) * gamma + beta` with the population
+    /// variance, as PyTorch's `layer_norm`; `gamma` and `beta` are `[width]`, the last axis's size.
+    pub fn layer_norm(&self, gamma: &Self, beta: &Self, eps: f64) -> Result<Self> {
+        Self::wrap(B::layer_norm(&self.primitive, &gamma.primitive, &beta.primitive, eps))
+    }
+
     /// `exp(self) / sum(exp(self))` along `axis`, computed stably.
     pub fn softmax(&self, axis: usize) -> Result<Self> {
         Self::wrap(B::softmax(&self.primitive, axis))

@@ -1,9 +1,10 @@
-//! Reduction defaults: argmin, extremes, products on the host; softmax, max, min and var_dim composed from the
-//! backend's own ops.
+//! Reduction defaults: argmin, extremes, products on the host; softmax, layer_norm, max, min and var_dim composed
+//! from the backend's own ops.
 
 use super::{lanes, values_like};
 use crate::backend::Backend;
-use crate::error::{Error, Result};
+use crate::dtype::{self, DType};
+use crate::error::{Error, RankRule, Result};
 use crate::math;
 use crate::shape::Shape;
 
@@ -31,6 +32,45 @@ pub fn argmin<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::Int
 /// `exp(log_softmax(x))`, through the backend's own ops: on `Autodiff`, through its differentiable ones.
 pub fn softmax<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
     B::exp(&B::log_softmax(tensor, axis)?)
+}
+
+/// The last axis of a `layer_norm` input and its size, once `gamma` and `beta` are known to be `[width]` of the
+/// input's dtype: the checks every backend makes first, so bad input is the same error everywhere.
+pub(crate) fn layer_norm_axis(
+    op: &'static str,
+    input: (&Shape, DType),
+    gamma: (&Shape, DType),
+    beta: (&Shape, DType),
+) -> Result<(usize, usize)> {
+    let (shape, dtype) = input;
+    let Some(&width) = shape.dims().last() else {
+        return Err(Error::unexpected_rank(op, "an input", RankRule::AtLeast(1), shape));
+    };
+    let expected = Shape::new([width]);
+    for (parameter, parameter_dtype) in [gamma, beta] {
+        dtype::check_same(op, dtype, parameter_dtype)?;
+        if *parameter != expected {
+            return Err(Error::shape_mismatch(op, &expected, parameter));
+        }
+    }
+    Ok((shape.rank() - 1, width))
+}
+
+/// The normalisation through the backend's own ops: on `Autodiff`, through its differentiable ones.
+pub fn layer_norm<B: Backend>(
+    tensor: &B::FloatTensor,
+    gamma: &B::FloatTensor,
+    beta: &B::FloatTensor,
+    eps: f64,
+) -> Result<B::FloatTensor> {
+    let of = |tensor: &B::FloatTensor| (B::shape(tensor), B::dtype(tensor));
+    let (input, gamma_of, beta_of) = (of(tensor), of(gamma), of(beta));
+    let (axis, _) =
+        layer_norm_axis("layer_norm", (&input.0, input.1), (&gamma_of.0, gamma_of.1), (&beta_of.0, beta_of.1))?;
+    let centred = B::sub(tensor, &B::mean_dim(tensor, axis)?)?;
+    let variance = B::mean_dim(&B::mul(&centred, &centred)?, axis)?;
+    let normalised = B::div(&centred, &B::sqrt(&B::add_scalar(&variance, eps)?)?)?;
+    B::add(&B::mul(&normalised, gamma)?, beta)
 }
 
 /// The largest or smallest entry of each lane along `axis`, NaN where the lane holds NaN.

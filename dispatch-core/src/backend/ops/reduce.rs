@@ -38,6 +38,11 @@ macro_rules! __ops_reduce {
             /// `exp(x) / sum(exp(x))` along `axis`. By default `exp(log_softmax(x))`, composed from this backend's
             /// own ops (so differentiable wherever they are); a backend may fuse it.
             fn softmax(tensor: Float, axis: usize) -> Float = softmax, composed;
+            /// Layer normalisation over the last axis, `(x - mean) / sqrt(var + eps) * gamma + beta`, with the
+            /// population variance (as PyTorch's `layer_norm`); `gamma` and `beta` are `[width]`, the last axis's
+            /// size. By default composed from `mean_dim`, `sub`, `mul`, `add_scalar`, `sqrt`, `div` and `add`; its
+            /// backward rule is closed-form, one node in the graph rather than eight.
+            fn layer_norm(tensor: Float, gamma: Float, beta: Float, eps: f64) -> Float = layer_norm, tracked;
             /// The index of the largest entry along `axis` (the first one on ties), as an int tensor keeping the
             /// axis with size 1; an empty axis is an `Err`.
             fn argmax(tensor: Float, axis: usize) -> Int, forwarded;

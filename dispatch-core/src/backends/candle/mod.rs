@@ -246,6 +246,10 @@ impl Backend for Candle {
         reduce::log_softmax(tensor, axis)
     }
 
+    fn layer_norm(tensor: &Tensor, gamma: &Tensor, beta: &Tensor, eps: f64) -> Result<Tensor> {
+        reduce::layer_norm(tensor, gamma, beta, eps)
+    }
+
     fn max_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
         reduce::extreme_dim("max_dim", Extreme::Max, tensor, axis)
     }

@@ -3,11 +3,12 @@
 use candle_core::{DType, Tensor};
 
 use super::elementwise::Extreme;
-use super::error::{OrBackend, dtype_of, float_dtype};
+use super::elementwise::scalar_for;
+use super::error::{OrBackend, check_same_device, dtype_of, float_dtype};
 use super::indices::{constant, counting, float_constant};
 use super::layout::shape_of;
 use super::memory::{check_output, check_output_like, filled};
-use crate::backend::defaults::EMPTY_AXIS;
+use crate::backend::defaults::{EMPTY_AXIS, layer_norm_axis};
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 
@@ -51,6 +52,34 @@ pub(super) fn log_softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
         shifted.broadcast_sub(&log_sum_exp)
     };
     stable().or_backend("log_softmax")
+}
+
+/// Normalised over the last axis in the tensor's dtype, or in f32 for F16 and BF16 and rounded once at the end, as
+/// the ndarray backend does: candle-core has no fused kernel for it (candle-nn's records no backward, and this one
+/// needs none: `Autodiff` has the rule).
+pub(super) fn layer_norm(tensor: &Tensor, gamma: &Tensor, beta: &Tensor, eps: f64) -> Result<Tensor> {
+    let op = "layer_norm";
+    let of = |tensor: &Tensor| -> Result<(Shape, crate::DType)> { Ok((shape_of(tensor), float_dtype(op, tensor)?)) };
+    let (input, gamma_of, beta_of) = (of(tensor)?, of(gamma)?, of(beta)?);
+    let (axis, _) = layer_norm_axis(op, (&input.0, input.1), (&gamma_of.0, gamma_of.1), (&beta_of.0, beta_of.1))?;
+    check_same_device(op, tensor, gamma)?;
+    check_same_device(op, tensor, beta)?;
+    let exact = match input.1 {
+        crate::DType::F16 | crate::DType::BF16 => DType::F32,
+        crate::DType::F32 | crate::DType::F64 => tensor.dtype(),
+    };
+    // The working copy and the output.
+    check_output(op, tensor.device(), tensor.elem_count(), exact)?;
+    check_output_like(op, tensor)?;
+    let eps = scalar_for(tensor, eps);
+    let normalised = || {
+        let x = tensor.to_dtype(exact)?;
+        let centred = x.broadcast_sub(&x.mean_keepdim(axis)?)?;
+        let deviation = centred.sqr()?.mean_keepdim(axis)?.affine(1.0, eps)?.sqrt()?;
+        let scaled = centred.broadcast_div(&deviation)?.broadcast_mul(&gamma.to_dtype(exact)?)?;
+        scaled.broadcast_add(&beta.to_dtype(exact)?)?.to_dtype(tensor.dtype())
+    };
+    normalised().or_backend(op)
 }
 
 pub(super) fn argmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {

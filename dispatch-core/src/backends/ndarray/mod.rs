@@ -398,6 +398,15 @@ impl Backend for NdArray {
         reduce::log_softmax(tensor, axis)
     }
 
+    fn layer_norm(
+        tensor: &NdArrayTensor,
+        gamma: &NdArrayTensor,
+        beta: &NdArrayTensor,
+        eps: f64,
+    ) -> Result<NdArrayTensor> {
+        reduce::layer_norm(tensor, gamma, beta, eps)
+    }
+
     fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayIntTensor> {
         reduce::argmax(tensor, axis)
     }

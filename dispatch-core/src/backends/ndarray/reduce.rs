@@ -5,8 +5,9 @@
 use ndarray::{ArcArrayD, ArrayD, ArrayView1, Axis, IxDyn};
 
 use super::int_bool::NdArrayIntTensor;
-use super::tensor::{Element, NdArrayTensor, check_output, with_array};
-use crate::backend::defaults::EMPTY_AXIS;
+use super::tensor::{Element, NdArrayTensor, check_output, row_major, with_array};
+use crate::backend::defaults::{EMPTY_AXIS, layer_norm_axis};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::math;
 use crate::shape::Shape;
@@ -56,6 +57,50 @@ fn log_softmax_lanes<E: Element>(array: &ArcArrayD<E>, axis: usize) -> ArrayD<E>
         lane.mapv_inplace(|shifted| shifted - log_sum_exp);
     }
     output
+}
+
+/// Each row of the last axis normalised in one sweep over a row-major copy: its mean, its variance about that mean
+/// (two passes over the row, which is in cache, rather than the less accurate `E[x²] - E[x]²`), then the output
+/// written in place. `eps` is rounded to the tensor's dtype first, as a scalar operand is everywhere.
+pub(super) fn layer_norm(
+    tensor: &NdArrayTensor,
+    gamma: &NdArrayTensor,
+    beta: &NdArrayTensor,
+    eps: f64,
+) -> Result<NdArrayTensor> {
+    let op = "layer_norm";
+    let of = |tensor: &NdArrayTensor| (tensor.shape(), tensor.dtype());
+    let (input, gamma_of, beta_of) = (of(tensor), of(gamma), of(beta));
+    let (_, width) = layer_norm_axis(op, (&input.0, input.1), (&gamma_of.0, gamma_of.1), (&beta_of.0, beta_of.1))?;
+    let eps = tensor.scalar(eps);
+    with_array!(tensor, |array| {
+        check_output::<E>(op, input.0.num_elements())?;
+        let (gamma, beta) = (parameter::<E>(op, gamma, input.1)?, parameter::<E>(op, beta, input.1)?);
+        let (gamma, beta) = (row_major(op, gamma.view())?, row_major(op, beta.view())?);
+        let mut output = array.as_standard_layout().into_owned();
+        if let (Some(values), true) = (output.as_slice_mut(), width > 0) {
+            normalise_rows::<E>(values, width, &gamma, &beta, E::of_f64(eps));
+        }
+        Ok(NdArrayTensor::output(tensor.dtype(), output))
+    })
+}
+
+/// The array of a parameter of `layer_norm`, of the input's dtype `dtype` (as `layer_norm_axis` checked).
+fn parameter<'a, E: Element>(op: &'static str, tensor: &'a NdArrayTensor, dtype: DType) -> Result<&'a ArcArrayD<E>> {
+    E::stored(tensor.values()).ok_or(Error::DTypeMismatch { op, lhs: dtype, rhs: tensor.dtype() })
+}
+
+/// `layer_norm` of each `width`-long row of `values`, in place.
+fn normalise_rows<E: Element>(values: &mut [E], width: usize, gamma: &[E], beta: &[E], eps: E) {
+    let count = E::of_f64(width as f64);
+    for row in values.chunks_exact_mut(width) {
+        let mean = row.iter().fold(E::zero(), |sum, &x| sum + x) / count;
+        let variance = row.iter().fold(E::zero(), |sum, &x| sum + (x - mean) * (x - mean)) / count;
+        let reciprocal = E::one() / (variance + eps).sqrt();
+        for ((x, &scale), &shift) in row.iter_mut().zip(gamma).zip(beta) {
+            *x = (*x - mean) * reciprocal * scale + shift;
+        }
+    }
 }
 
 pub(super) fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayIntTensor> {

@@ -1,9 +1,9 @@
 //! Reductions: their backward spreads the gradient of each reduced slice back over the slice.
 
 use crate::backend::BaseBackend;
-use crate::backends::autodiff::broadcast::expand_to_shape;
+use crate::backends::autodiff::broadcast::{expand_to_shape, reduce_to_shape};
 use crate::backends::autodiff::rules::comparison::ones_where;
-use crate::backends::autodiff::tensor::AutodiffTensor;
+use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
 use crate::error::Result;
 
 /// d sum(x) = 1 for every element: the gradient expanded to the input's shape.
@@ -55,6 +55,41 @@ pub fn log_softmax<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Re
             let softmax = B::exp(&output)?;
             let total = B::sum_dim(&gradient, axis)?;
             B::sub(&gradient, &B::mul(&softmax, &total)?)
+        }
+    }))
+}
+
+/// For `y = x̂ γ + β` with `x̂ = (x - mean) r`, `r = 1 / sqrt(var + eps)` over the last axis: `dβ = Σ dy`, `dγ = Σ
+/// dy x̂` over every row, and `dx = r (g - mean(g) - x̂ mean(g x̂))` with `g = dy γ`, the closed form of the eight
+/// composed ops' chain. Only the input and `γ` are kept; the statistics are computed again from the input.
+pub fn layer_norm<B: BaseBackend>(
+    input: &AutodiffTensor<B>,
+    gamma: &AutodiffTensor<B>,
+    beta: &AutodiffTensor<B>,
+    eps: f64,
+) -> Result<AutodiffTensor<B>> {
+    let output = B::layer_norm(input.primitive(), gamma.primitive(), beta.primitive(), eps)?;
+    let inputs = [input.clone(), gamma.clone(), beta.clone()];
+    Ok(AutodiffTensor::many("layer_norm", &inputs, output, |tracked| {
+        let (x, g) = (input.primitive().clone(), gamma.primitive().clone());
+        let (x_tracked, gamma_tracked, beta_tracked) = (tracked[0], tracked[1], tracked[2]);
+        let width_shape = B::shape(&g);
+        move |gradient| {
+            let axis = B::shape(&x).rank() - 1;
+            let centred = B::sub(&x, &B::mean_dim(&x, axis)?)?;
+            let variance = B::mean_dim(&B::mul(&centred, &centred)?, axis)?;
+            let reciprocal = B::recip(&B::sqrt(&B::add_scalar(&variance, eps)?)?)?;
+            let normalised = B::mul(&centred, &reciprocal)?;
+            let input_gradient = gradient_if(x_tracked, || {
+                let scaled = B::mul(&gradient, &g)?;
+                let along = B::mul(&normalised, &B::mean_dim(&B::mul(&scaled, &normalised)?, axis)?)?;
+                let deviation = B::sub(&B::sub(&scaled, &B::mean_dim(&scaled, axis)?)?, &along)?;
+                B::mul(&deviation, &reciprocal)
+            })?;
+            let gamma_gradient =
+                gradient_if(gamma_tracked, || reduce_to_shape::<B>(B::mul(&gradient, &normalised)?, &width_shape))?;
+            let beta_gradient = gradient_if(beta_tracked, || reduce_to_shape::<B>(gradient.clone(), &width_shape))?;
+            Ok(vec![input_gradient, gamma_gradient, beta_gradient])
         }
     }))
 }
