@@ -7,6 +7,7 @@
 
 use crate::support::gradient::derivative;
 use crate::support::interpret::{Operands, apply};
+use crate::support::layer_norm_error;
 use crate::support::program::{Binary, Reduce, ReduceDim, Scalar, Step, Unary};
 use crate::support::reference::reduce::{lanes, unlanes};
 use crate::support::values::{Floats, Value, broadcast_position, count, precision_bits, unravel};
@@ -118,6 +119,7 @@ pub fn propagate(step: &Step, input: &Value, error: &[f64], operands: &Operands,
         Step::ReduceDim(op @ (ReduceDim::Var(_) | ReduceDim::LogSoftmax | ReduceDim::Softmax), axis) => {
             lane_error(*op, x, error, *axis, u)
         }
+        Step::LayerNorm { .. } => layer_norm_error::forward(step, x, error, operands, y, u),
         // Steps that move values, or pick one of several: their own op on the errors (all at least 0) carries them.
         Step::Reshape(_)
         | Step::Permute(_)

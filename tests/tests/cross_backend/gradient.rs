@@ -5,9 +5,9 @@
 //! evenly among tied entries, max_pool2d's to the first maximum).
 
 use crate::support::interpret::{Operands, Trace, apply};
-use crate::support::program::{Binary, Reduce, ReduceDim, Scalar, Step, Unary};
+use crate::support::program::{Binary, LayerNormArgument, Reduce, ReduceDim, Scalar, Step, Unary};
 use crate::support::reference::elementwise::{apply_unary, erf};
-use crate::support::reference::reduce::{lanes, unlanes};
+use crate::support::reference::reduce::{lanes, normalise_row, unlanes};
 use crate::support::reference::window::max_positions;
 use crate::support::values::{Floats, Value, broadcast, broadcast_position, count, round_to, unravel};
 
@@ -74,6 +74,9 @@ pub fn vjp(step: &Step, input: &Floats, output: &Value, operands: &Operands, g: 
         }
         Step::ReduceDim(op, axis) if !matches!(op, ReduceDim::Sum | ReduceDim::Mean) => {
             Some(lane_gradient(*op, input, *axis, g))
+        }
+        Step::LayerNorm { current_as: LayerNormArgument::Input, eps, .. } => {
+            Some(layer_norm_gradient(input, &operands.floats[0], *eps, g))
         }
         Step::MaxPool2d(window) => {
             let mut gradient = vec![0.0; input.values.len()];
@@ -190,6 +193,22 @@ fn lane_gradient(op: ReduceDim, input: &Floats, axis: usize, g: &[f64]) -> Vec<f
     unlanes(&input.dims, axis, &gradients)
 }
 
+/// `layer_norm` by its input, row by row: `(γg - mean(γg) - x̂ mean(γg x̂)) / s`, with `x̂ = (x - mean) / s` and
+/// `s = sqrt(var + eps)` (`eps` rounded to the dtype, as the forward pass takes it).
+fn layer_norm_gradient(input: &Floats, gamma: &Floats, eps: f64, g: &[f64]) -> Vec<f64> {
+    let width = gamma.values.len();
+    let eps = round_to(input.dtype, eps);
+    let rows = input.values.chunks(width.max(1)).zip(g.chunks(width.max(1))).filter(|_| width > 0);
+    rows.flat_map(|(row, g)| {
+        let row = normalise_row(row, eps);
+        let scaled: Vec<f64> = g.iter().zip(&gamma.values).map(|(g, c)| g * c).collect();
+        let mean = scaled.iter().sum::<f64>() / width as f64;
+        let along = scaled.iter().zip(&row.normalised).map(|(s, v)| s * v).sum::<f64>() / width as f64;
+        scaled.iter().zip(&row.normalised).map(|(s, v)| (s - mean - v * along) / row.spread).collect::<Vec<_>>()
+    })
+    .collect()
+}
+
 /// Whether `vjp` differentiates the step by probing it: the steps affine in the current tensor.
 pub fn is_affine(step: &Step) -> bool {
     match step {
@@ -198,6 +217,8 @@ pub fn is_affine(step: &Step) -> bool {
         Step::Binary { op, .. } => !matches!(op, Binary::Maximum | Binary::Minimum),
         Step::Reduce(op) => matches!(op, Reduce::Sum | Reduce::Mean),
         Step::ReduceDim(op, _) => matches!(op, ReduceDim::Sum | ReduceDim::Mean),
+        // Affine in `gamma` and in `beta`, not in the input.
+        Step::LayerNorm { current_as, .. } => *current_as != LayerNormArgument::Input,
         Step::Clamp { .. } | Step::MaxPool2d(_) | Step::Cast(_) | Step::HostOp | Step::ToDevice | Step::ThroughHost => {
             false
         }

@@ -6,6 +6,7 @@
 use crate::support::error_bound::unit_roundoff;
 use crate::support::gradient::{affine_columns, is_affine, vjp};
 use crate::support::interpret::Trace;
+use crate::support::layer_norm_error;
 use crate::support::program::Step;
 use crate::support::values::{Floats, Value, count};
 
@@ -69,7 +70,12 @@ pub fn gradients_with_errors(steps: &[Step], trace: &Trace, weights: &[f64]) -> 
                 .collect();
             (g_in, error)
         };
-        all.push(next);
+        let (gradient, mut error): (Vec<f64>, Vec<f64>) = next;
+        // The statistics `layer_norm`'s backward pass computes again round there too.
+        if let Some(extra) = layer_norm_error::backward(step, x, operands, g, e, u) {
+            error.iter_mut().zip(extra).for_each(|(error, extra)| *error += extra);
+        }
+        all.push((gradient, error));
     }
     Some(all)
 }

@@ -96,6 +96,10 @@ pub fn apply(step: &Step, current: &Value, operands: &Operands) -> Outcome<Value
         Step::Unary(op) => Ok(Value::Float(elementwise::unary(*op, float(current)))),
         Step::Reduce(op) => floats(reduce::reduce(*op, float(current))),
         Step::ReduceDim(op, axis) => floats(reduce::reduce_dim(*op, float(current), *axis)),
+        Step::LayerNorm { current_as, eps, .. } => {
+            let [input, gamma, beta] = current_as.arrange(float(current), [other(), &operands.floats[1]]);
+            floats(reduce::layer_norm(input, gamma, beta, *eps))
+        }
         Step::Matmul { current_first, .. } => {
             let [a, b] = ordered(*current_first);
             floats(layout::matmul(a, b))

@@ -7,6 +7,7 @@ pub mod error_bound;
 pub mod gradient;
 pub mod gradient_error;
 pub mod interpret;
+pub mod layer_norm_error;
 pub mod plan;
 pub mod program;
 pub mod reference;

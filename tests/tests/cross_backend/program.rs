@@ -107,6 +107,25 @@ pub enum ReduceDim {
     Var(usize),
 }
 
+/// Which argument of `layer_norm` the current tensor is; the step's two operands are the other two, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayerNormArgument {
+    Input,
+    Gamma,
+    Beta,
+}
+
+impl LayerNormArgument {
+    /// `[input, gamma, beta]`, with `current` in its place and `others` in the other two, in order.
+    pub fn arrange<T>(self, current: T, [first, second]: [T; 2]) -> [T; 3] {
+        match self {
+            LayerNormArgument::Input => [current, first, second],
+            LayerNormArgument::Gamma => [first, current, second],
+            LayerNormArgument::Beta => [first, second, current],
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compare {
     Eq,
@@ -161,6 +180,13 @@ pub enum Step {
     Unary(Unary),
     Reduce(Reduce),
     ReduceDim(ReduceDim, usize),
+    /// `layer_norm(input, gamma, beta, eps)` over the last axis, the current tensor as the argument `current_as`
+    /// names and `others` as the other two, in order.
+    LayerNorm {
+        current_as: LayerNormArgument,
+        others: [FloatOperand; 2],
+        eps: f64,
+    },
     Matmul {
         other: FloatOperand,
         current_first: bool,
@@ -348,6 +374,7 @@ impl Step {
             Step::EmbeddingOf { weights } => (vec![weights], vec![], vec![]),
             Step::BoolBinary { other, .. } => (vec![], vec![], vec![other]),
             Step::SelectBy { on_true, on_false } => (vec![on_true, on_false], vec![], vec![]),
+            Step::LayerNorm { others: [first, second], .. } => (vec![first, second], vec![], vec![]),
             Step::FillBy { tensor, .. } => (vec![tensor], vec![], vec![]),
             _ => (vec![], vec![], vec![]),
         }

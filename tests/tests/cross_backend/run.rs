@@ -179,6 +179,10 @@ fn run_step<B: Backend>(step: &Step, current: &Current<B>, device: &B::Device) -
                 ReduceDim::Var(correction) => t.var_dim(axis, *correction)?,
             })
         }
+        Step::LayerNorm { current_as, others: [first, second], eps } => {
+            let [input, gamma, beta] = current_as.arrange(float(current).clone(), [operand(first)?, operand(second)?]);
+            F(input.layer_norm(&gamma, &beta, *eps)?)
+        }
         Step::Matmul { other, current_first } => {
             let [a, b] = ordered(float(current), operand(other)?, *current_first);
             F(a.matmul(&b)?)

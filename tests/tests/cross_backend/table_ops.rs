@@ -66,6 +66,7 @@ impl Step {
                 ReduceDim::Softmax => &["softmax"],
                 ReduceDim::Var(_) => &["var_dim"],
             },
+            Step::LayerNorm { .. } => &["layer_norm"],
             Step::Matmul { .. } => &["matmul"],
             Step::Reshape(_) => &["reshape"],
             Step::Permute(_) => &["permute"],

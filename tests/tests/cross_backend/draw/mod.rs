@@ -9,7 +9,8 @@ mod window;
 pub use int_bool::{bool_step, int_step};
 
 use crate::support::program::{
-    Binary, BoolOperand, Compare, Fill, FloatOperand, IntFill, IntOperand, Reduce, ReduceDim, Scalar, Step, Unary,
+    Binary, BoolOperand, Compare, Fill, FloatOperand, IntFill, IntOperand, LayerNormArgument, Reduce, ReduceDim,
+    Scalar, Step, Unary,
 };
 use crate::support::values::{Draws, Floats, count};
 use dispatch_core::DType;
@@ -217,6 +218,7 @@ pub fn float_step(current: &Floats, draw: &Draw) -> Step {
             a + 7 * usize::from(draw.kind % 24 == 5),
         )),
         6 => Step::Reduce(pick(&[Reduce::Sum, Reduce::Mean, Reduce::Prod, Reduce::Max, Reduce::Min], a)),
+        8 if b % 2 == 0 => layer_norm(dims, draw),
         7 | 8 => {
             let ops = [
                 ReduceDim::Sum,
@@ -270,6 +272,49 @@ pub fn float_step(current: &Floats, draw: &Draw) -> Step {
             }
         }
     }
+}
+
+/// A `layer_norm` step: mostly the current tensor as the input, with `[width]` parameters; a vector now and then
+/// as `gamma` or `beta` of an input of rank 1 to 3 drawn around it. A fault gives one of the operands a shape that
+/// does not fit, or another dtype (both, or the second alone).
+fn layer_norm(dims: &[usize], draw: &Draw) -> Step {
+    let width = dims[dims.len() - 1];
+    let current_as = match draw.a % 6 {
+        1 if dims.len() == 1 => LayerNormArgument::Gamma,
+        2 if dims.len() == 1 => LayerNormArgument::Beta,
+        _ => LayerNormArgument::Input,
+    };
+    let rows = 1 + draw.b / 3 % 3;
+    let input = |width: usize| match draw.b % 3 {
+        0 => vec![width],
+        1 => vec![rows, width],
+        _ => vec![2, rows, width],
+    };
+    let mut shapes = match current_as {
+        LayerNormArgument::Input => [vec![width], vec![width]],
+        _ => [input(width), vec![width]],
+    };
+    let choice = draw.variant / 3;
+    if draw.argument_fault() {
+        let misfit = if current_as != LayerNormArgument::Input && choice.is_multiple_of(2) {
+            input(width + 1)
+        } else {
+            // Broadcastable with `[width]` or not, never equal to it.
+            match choice / 2 % 3 {
+                0 => vec![width + 1],
+                1 => vec![1, width],
+                _ => vec![if width == 1 { 2 } else { 1 }],
+            }
+        };
+        shapes[choice % 2] = misfit;
+    }
+    let [first, second] = shapes;
+    let mut others = [draw.operand(first, 1), draw.operand(second, 2)];
+    if draw.dtype_fault() && choice.is_multiple_of(2) {
+        others[0].dtype = draw.dtype;
+    }
+    let eps = pick(&[1e-5, 0.1, 1.0], draw.draws(11).next() as usize);
+    Step::LayerNorm { current_as, others, eps }
 }
 
 fn matmul(current: &Floats, draw: &Draw) -> Step {

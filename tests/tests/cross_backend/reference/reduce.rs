@@ -1,8 +1,8 @@
-//! Reductions: whole-tensor and along an axis (kept with size 1), softmaxes, arg-extremes.
+//! Reductions: whole-tensor and along an axis (kept with size 1), softmaxes, layer normalisation, arg-extremes.
 
 use super::{check_axis, split_at};
 use crate::support::program::{Reduce, ReduceDim};
-use crate::support::values::{Floats, Ints, Outcome, invalid};
+use crate::support::values::{Floats, Ints, Outcome, dtype_mismatch, invalid, mismatch, round_to};
 
 /// The lanes of `a` along `axis`, each as its values, in output order.
 pub fn lanes(a: &Floats, axis: usize) -> Vec<Vec<f64>> {
@@ -85,6 +85,41 @@ pub fn reduce_dim(op: ReduceDim, a: &Floats, axis: usize) -> Outcome<Floats> {
         }
     };
     Ok(Floats::new(kept, values, a.dtype))
+}
+
+/// One row of a layer normalisation: `x̂ = (x - mean) / s` with `s = sqrt(var + eps)`, the population variance.
+pub struct NormalisedRow {
+    pub normalised: Vec<f64>,
+    pub mean: f64,
+    pub variance: f64,
+    pub spread: f64,
+}
+
+pub fn normalise_row(row: &[f64], eps: f64) -> NormalisedRow {
+    let n = row.len() as f64;
+    let mean = row.iter().sum::<f64>() / n;
+    let variance = row.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+    let spread = (variance + eps).sqrt();
+    NormalisedRow { normalised: row.iter().map(|x| (x - mean) / spread).collect(), mean, variance, spread }
+}
+
+/// `layer_norm` over the last axis: `x̂ γ + β` row by row, `eps` rounded to the input's dtype as every scalar
+/// argument is. Checked in the documented order: the input's rank, then `gamma` (dtype, then shape), then `beta`.
+pub fn layer_norm(x: &Floats, gamma: &Floats, beta: &Floats, eps: f64) -> Outcome<Floats> {
+    let Some(&width) = x.dims.last() else { return invalid("layer_norm of a tensor without axes") };
+    for parameter in [gamma, beta] {
+        dtype_mismatch(x.dtype, parameter.dtype)?;
+        if parameter.dims != [width] {
+            return mismatch(format!("layer_norm over {width} entries with a parameter of dims {:?}", parameter.dims));
+        }
+    }
+    let eps = round_to(x.dtype, eps);
+    let mut values = Vec::with_capacity(x.values.len());
+    for row in x.values.chunks(width.max(1)).filter(|_| width > 0) {
+        let row = normalise_row(row, eps);
+        values.extend(row.normalised.iter().enumerate().map(|(i, v)| v * gamma.values[i] + beta.values[i]));
+    }
+    Ok(Floats::new(x.dims.clone(), values, x.dtype))
 }
 
 /// The index of the first largest (or smallest) entry of each lane; NaN entries are skipped by `argmin`, and an
