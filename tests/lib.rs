@@ -161,31 +161,62 @@ pub fn close(a: f32, e: f32, relative: f32) -> bool {
 }
 
 /// One `#[test]` per check and base backend: each check is a function generic over the backend that takes
-/// `&B::Device` (and returns `()` or a `Result`); it runs as `ndarray::<check>` and `candle::<check>`.
+/// `&B::Device` (and returns `()` or a `Result`); it runs as `ndarray::<check>` and `candle::<check>`, each on every
+/// device of its backend that [`every_variant::every_device`] holds (the CPU, then those [`EXTRA_DEVICES`] names).
 #[macro_export]
 macro_rules! tests_on_every_base_backend {
     ($($check:ident),* $(,)?) => {
         $crate::tests_on_backend!(ndarray, ::dispatch_core::backends::NdArray,
-            ::dispatch_core::backends::NdArrayDevice, $($check),*);
+            [::dispatch_core::backends::NdArrayDevice], $($check),*);
         $crate::tests_on_backend!(candle, ::dispatch_core::backends::Candle,
-            ::dispatch_core::backends::CandleDevice::cpu(), $($check),*);
+            $crate::every_variant::candle_devices(), $($check),*);
     };
 }
 
 #[doc(hidden)]
 #[macro_export]
 macro_rules! tests_on_backend {
-    ($module:ident, $backend:ty, $device:expr, $($check:ident),*) => {
+    ($module:ident, $backend:ty, $devices:expr, $($check:ident),*) => {
         mod $module {
             $(
                 #[test]
-                fn $check() -> impl ::std::process::Termination {
-                    super::$check::<$backend>(&$device)
+                fn $check() -> ::std::result::Result<(), ::std::string::String> {
+                    for device in $devices {
+                        // Captured, and shown beside a panic's message: which device failed.
+                        println!("{} on {device}", stringify!($check));
+                        $crate::CheckOutcome::into_result(super::$check::<$backend>(&device))
+                            .map_err(|error| format!("{} on {device}: {error}", stringify!($check)))?;
+                    }
+                    Ok(())
                 }
             )*
         }
     };
 }
+
+/// What a check of [`tests_on_every_base_backend!`] returns: nothing (it asserts), or a `Result`.
+pub trait CheckOutcome {
+    /// The check's failure, as text.
+    fn into_result(self) -> Result<(), String>;
+}
+
+impl CheckOutcome for () {
+    fn into_result(self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+impl<E: std::fmt::Debug> CheckOutcome for Result<(), E> {
+    fn into_result(self) -> Result<(), String> {
+        self.map_err(|error| format!("{error:?}"))
+    }
+}
+
+/// The environment variable that adds devices to those the cross-device tests loop over: names that
+/// [`every_variant::Device`] parses, comma-separated, e.g. `candle:cuda:0,autodiff:candle:cuda:0` on a machine with a
+/// GPU, in a build with `--features dispatch-core/cuda`. The CPU devices are always tested, first; a name that does
+/// not parse or open fails the tests that read it, naming the variable.
+pub const EXTRA_DEVICES: &str = "DISPATCH_TEST_DEVICES";
 
 /// The README's ```rust blocks, compiled and run as this crate's doctests (`cargo test --doc -p dispatch-tests`),
 /// so what it tells a user to write keeps compiling. This crate is not published, so no package carries the README
@@ -343,6 +374,8 @@ pub fn agreement(dtype: dispatch_core::DType) -> f64 {
 /// A device enum of both backends and their autodiff variant, for the tests that run one check on every variant
 /// of a derived enum (the dtype, model and training tests); tests of the derive itself declare their own.
 pub mod every_variant {
+    use std::sync::OnceLock;
+
     use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
     use dispatch_core::{AutodiffDevice, Dispatch};
 
@@ -356,13 +389,93 @@ pub mod every_variant {
         Autodiff(AutodiffDevice<Self>),
     }
 
-    /// Every device of [`Device`]: each backend, and the autodiff variant over each.
-    pub fn every_device() -> [Device; 4] {
-        [
+    /// Every device of [`Device`]: each backend on the CPU, and the autodiff variant over each, then the devices
+    /// that [`EXTRA_DEVICES`](crate::EXTRA_DEVICES) names.
+    pub fn every_device() -> Vec<Device> {
+        let mut devices = vec![
             Device::Candle(CandleDevice::cpu()),
             Device::NdArray(NdArrayDevice),
             Device::Autodiff(AutodiffDevice::new(DeviceBase::Candle(CandleDevice::cpu()))),
             Device::Autodiff(AutodiffDevice::new(DeviceBase::NdArray(NdArrayDevice))),
-        ]
+        ];
+        devices.extend(extra_devices().iter().filter(|device| !devices.contains(device)).cloned().collect::<Vec<_>>());
+        devices
+    }
+
+    /// The devices of [`every_device`] that record gradients.
+    pub fn autodiff_devices() -> Vec<Device> {
+        every_device().into_iter().filter(|device| matches!(device, Device::Autodiff(_))).collect()
+    }
+
+    /// The candle devices of [`every_device`], the base of an autodiff variant included, each once: the CPU first.
+    pub fn candle_devices() -> Vec<CandleDevice> {
+        let mut devices: Vec<CandleDevice> = Vec::new();
+        for device in every_device() {
+            if let Some(candle) = candle_base(&device)
+                && !devices.contains(candle)
+            {
+                devices.push(candle.clone());
+            }
+        }
+        devices
+    }
+
+    /// The candle device `device` computes on, if it is one.
+    fn candle_base(device: &Device) -> Option<&CandleDevice> {
+        match device {
+            Device::Candle(candle) => Some(candle),
+            Device::Autodiff(autodiff) => match autodiff.base() {
+                DeviceBase::Candle(candle) => Some(candle),
+                DeviceBase::NdArray(_) => None,
+            },
+            Device::NdArray(_) => None,
+        }
+    }
+
+    /// The devices [`EXTRA_DEVICES`](crate::EXTRA_DEVICES) names, opened once per test process: every test then
+    /// computes on the same handle of a GPU (candle refuses to mix tensors of two handles of one GPU), and a GPU's
+    /// set-up is paid once.
+    fn extra_devices() -> &'static [Device] {
+        static EXTRA: OnceLock<Vec<Device>> = OnceLock::new();
+        EXTRA.get_or_init(|| {
+            let names = std::env::var(crate::EXTRA_DEVICES).unwrap_or_default();
+            let devices = names
+                .split(',')
+                .map(str::trim)
+                .filter(|name| !name.is_empty())
+                .map(|name| {
+                    name.parse::<Device>().unwrap_or_else(|error| {
+                        panic!("{}={names}: cannot test on `{name}`: {error}", crate::EXTRA_DEVICES)
+                    })
+                })
+                .collect();
+            one_handle_per_gpu(devices)
+        })
+    }
+
+    /// `devices` with every candle device replaced by the first one of the same location: each name parsed opened
+    /// a handle of its own, and candle refuses to mix tensors of two handles of one GPU.
+    fn one_handle_per_gpu(devices: Vec<Device>) -> Vec<Device> {
+        let mut handles: Vec<CandleDevice> = Vec::new();
+        let mut shared = |candle: &CandleDevice| match handles.iter().find(|handle| *handle == candle) {
+            Some(handle) => handle.clone(),
+            None => {
+                handles.push(candle.clone());
+                candle.clone()
+            }
+        };
+        devices
+            .into_iter()
+            .map(|device| match &device {
+                Device::Candle(candle) => Device::Candle(shared(candle)),
+                Device::Autodiff(autodiff) => match autodiff.base() {
+                    DeviceBase::Candle(candle) => {
+                        Device::Autodiff(AutodiffDevice::new(DeviceBase::Candle(shared(candle))))
+                    }
+                    DeviceBase::NdArray(_) => device,
+                },
+                Device::NdArray(_) => device,
+            })
+            .collect()
     }
 }

@@ -40,12 +40,20 @@ macro_rules! operands_with_floats {
             pub int_row: B::IntTensor,
             /// `[3]`: one zero: dividing by it is an error.
             pub int_zeros: B::IntTensor,
+            /// `[4]`: `[2^24 + 1, -2^53 - 1, 2049, -257]`, which each float dtype rounds its own way.
+            pub large_ints: B::IntTensor,
             /// `[3, 4]`: a mask that broadcasts over `cube`.
             pub mask: B::BoolTensor,
             /// `[2, 3]`: both values on every axis.
             pub flags: B::BoolTensor,
             /// `[3]`: broadcasts over `flags`.
             pub flag_row: B::BoolTensor,
+            /// `[3]`: all false.
+            pub no_flags: B::BoolTensor,
+            /// `[3]`: all true.
+            pub all_flags: B::BoolTensor,
+            /// `[0, 2]`: no flags at all.
+            pub empty_flags: B::BoolTensor,
         }
 
         impl<B: Backend> Operands<B> {
@@ -207,9 +215,13 @@ impl<B: Backend> Operands<B> {
             ints: int(&[-7, 3, 12, -1, 0, 5], &[2, 3])?,
             int_row: int(&[2, 3, -4], &[3])?,
             int_zeros: int(&[1, 0, 2], &[3])?,
+            large_ints: int(&[(1 << 24) + 1, -(1 << 53) - 1, 2049, -257], &[4])?,
             mask: bool(&[true, false, false, true, true, true, false, false, false, true, false, true], &[3, 4])?,
             flags: bool(&[true, false, true, false, false, true], &[2, 3])?,
             flag_row: bool(&[true, true, false], &[3])?,
+            no_flags: bool(&[false; 3], &[3])?,
+            all_flags: bool(&[true; 3], &[3])?,
+            empty_flags: bool(&[], &[0, 2])?,
             other_dtype,
             device,
             dtype,
@@ -229,8 +241,8 @@ impl<B: Backend> Operands<B> {
         use crate::outcome::{bool, float, int};
         let floats = self.floats().into_iter().chain(&self.other_dtype);
         let ints = [&self.picks, &self.bad_picks, &self.lane_picks, &self.bad_lane_picks, &self.ids, &self.ints];
-        let ints = ints.into_iter().chain([&self.int_row, &self.int_zeros]);
-        let bools = [&self.mask, &self.flags, &self.flag_row];
+        let ints = ints.into_iter().chain([&self.int_row, &self.int_zeros, &self.large_ints]);
+        let bools = [&self.mask, &self.flags, &self.flag_row, &self.no_flags, &self.all_flags, &self.empty_flags];
         (floats.map(|tensor| float::<B>(Ok(tensor.clone()))))
             .chain(ints.map(|tensor| int::<B>(Ok(tensor.clone()))))
             .chain(bools.into_iter().map(|tensor| bool::<B>(Ok(tensor.clone()))))

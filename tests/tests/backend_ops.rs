@@ -151,6 +151,10 @@ fn argmin_picks_the_first_smallest_as_an_int<B: Backend>(device: &B::Device) {
     let lanes = x.argmin(1).unwrap();
     assert_eq!((lanes.dims(), lanes.to_vec().unwrap()), (vec![2, 1], vec![1, 2]));
     assert_eq!(x.argmin(0).unwrap().to_vec().unwrap(), [1, 0, 1]);
+    // NaN is skipped: among NaN and infinities the first infinity is the smallest; a lane of NaN alone gives 0.
+    let (nan, inf) = (f32::NAN, f32::INFINITY);
+    let skipped = tensor::<B>(&[nan, inf, inf, nan, nan, nan], &[2, 3], device).argmin(1).unwrap();
+    assert_eq!(skipped.to_vec().unwrap(), [1, 0]);
     assert!(matches!(tensor::<B>(&[], &[2, 0], device).argmin(1), Err(Error::UnexpectedShape { op: "argmin", .. })));
 }
 

@@ -34,6 +34,9 @@ fn index_select_picks_and_select_add_adds_back<B: Backend>(device: &B::Device) {
     assert_err!(past_the_end, Error::IndexOutOfRange { op: "index_select", index: 3, len: 3 });
     let negative = x.index_select(0, &ints(&[-1], &[1], device));
     assert_err!(negative, Error::IndexOutOfRange { op: "index_select", index: -1, len: 3 });
+    // The first index out of range is named; `i64::MAX` is one, not padding (as candle's own kernels take it).
+    let largest = x.index_select(0, &ints(&[1, i64::MAX, -1], &[3], device));
+    assert_err!(largest, Error::IndexOutOfRange { op: "index_select", index: i64::MAX, len: 3 });
     assert_err!(
         x.index_select(0, &ints(&[0, 1], &[1, 2], device)),
         Error::UnexpectedRank { op: "index_select", what: "indices", expected: RankRule::Exactly(1), .. }
@@ -119,6 +122,10 @@ fn gather_and_scatter_add<B: Backend>(device: &B::Device) {
     );
     assert!(matches!(x.gather(1, &ints(&[0, 0, 0], &[3, 1], device)), Err(Error::ShapeMismatch { op: "gather", .. })));
     let zeros = Tensor::<B>::zeros([2, 3], DType::F32, device).unwrap();
+    assert_err!(
+        zeros.scatter_add(1, &ints(&[0, 1, i64::MAX, 2], &[2, 2], device), &picked),
+        Error::IndexOutOfRange { op: "scatter_add", index: i64::MAX, len: 3 }
+    );
     let added = zeros.scatter_add(1, &ints(&[2, 0, 1, 1], &[2, 2], device), &picked).unwrap();
     assert_eq!(added.to_vec().unwrap(), [1.0, 0.0, 3.0, 0.0, 10.0, 0.0]);
 }

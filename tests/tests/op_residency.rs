@@ -4,7 +4,9 @@
 //! its calls copy values between the backend's memory and the host (`dispatch_core::host_transfers` counts them).
 //! The primitives that move values between the host and the backend are `transfer`s by definition, the seeded
 //! random constructors are `host` by design (the same values on every device), and `host_op` runs a host
-//! function by definition.
+//! function by definition. An op whose error depends on its operands' values (an index out of range, a zero
+//! divisor) checks them where they live and reads the verdict back, one value per copy: `native (1-value check)`
+//! or `composed (1-value check)`, and `**host**` if it copies more.
 //!
 //! `DISPATCH_BLESS=1 cargo test -p dispatch-tests --test op_residency` writes the table into README.md.
 
@@ -26,6 +28,11 @@ const TRANSFERS: &[&str] =
 /// Host ops by design: seeded on the host so every device gets the same values, or a host function by definition.
 const HOST_BY_DESIGN: &[&str] = &["random_uniform", "random_normal", "host_op"];
 
+/// The ops whose errors depend on the values of their operands: to return an `Err`, the host must learn the verdict
+/// of a check that may run on the device.
+const CHECKED_VALUES: &[&str] =
+    &["index_select", "select_add", "gather", "scatter_add", "embedding", "one_hot", "int_div"];
+
 /// The ops a backend's `impl Backend` names (`fn op(`), read from its `mod.rs`.
 fn overridden(backend: &str) -> BTreeSet<String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../dispatch-core/src/backends/{backend}/mod.rs"));
@@ -40,16 +47,20 @@ fn overridden(backend: &str) -> BTreeSet<String> {
 
 fn label(op: &str, found: &OpResidency, overridden: &BTreeSet<String>) -> &'static str {
     let copies = found.transfers.map(|transfers| transfers.calls);
+    // Every copy a one-value verdict of a check, not an operand.
+    let only_checks = CHECKED_VALUES.contains(&op) && found.transfers.is_some_and(|found| found.values == found.calls);
     if TRANSFERS.contains(&op) {
         "transfer"
     } else if HOST_BY_DESIGN.contains(&op) {
         "host (by design)"
-    } else if copies != Some(0) {
+    } else if copies != Some(0) && !only_checks {
         "**host**"
     } else if overridden.contains(op) {
-        "native"
-    } else {
+        if copies == Some(0) { "native" } else { "native (1-value check)" }
+    } else if copies == Some(0) {
         "composed"
+    } else {
+        "composed (1-value check)"
     }
 }
 
@@ -59,8 +70,16 @@ fn table() -> String {
     let ndarray = residency::<NdArray>(&NdArrayDevice).expect("ndarray makes the operands");
     let (candle_overrides, ndarray_overrides) = (overridden("candle"), overridden("ndarray"));
     let mut rows = String::from("| op | candle | ndarray |\n|---|---|---|\n");
-    let mut counts = [[0usize; 5]; 2];
-    let kinds = ["native", "composed", "**host**", "host (by design)", "transfer"];
+    let kinds = [
+        "native",
+        "native (1-value check)",
+        "composed",
+        "composed (1-value check)",
+        "**host**",
+        "host (by design)",
+        "transfer",
+    ];
+    let mut counts = [[0usize; 7]; 2];
     for ((op, on_candle), on_ndarray) in OPS.iter().zip(&candle).zip(&ndarray) {
         assert_eq!((on_candle.op, on_ndarray.op), (*op, *op), "the residency follows the op list");
         let labels = [label(op, on_candle, &candle_overrides), label(op, on_ndarray, &ndarray_overrides)];
@@ -69,9 +88,19 @@ fn table() -> String {
         }
         rows += &format!("| `{op}` | {} | {} |\n", labels[0], labels[1]);
     }
-    let summary = |counts: &[usize; 5]| {
-        let words = ["native", "composed", "host", "host by design", "transfers"];
-        words.iter().zip(counts).map(|(word, count)| format!("{count} {word}")).collect::<Vec<_>>().join(", ")
+    let summary = |counts: &[usize; 7]| {
+        let words = [
+            "native",
+            "native with a 1-value check",
+            "composed",
+            "composed with a 1-value check",
+            "host",
+            "host by design",
+            "transfers",
+        ];
+        // The kinds with a check are named only where they occur.
+        let named = words.iter().zip(counts).filter(|(word, count)| **count > 0 || !word.contains("check"));
+        named.map(|(word, count)| format!("{count} {word}")).collect::<Vec<_>>().join(", ")
     };
     format!(
         "{BEGIN}\ncandle: {}; ndarray: {}.\n\n<details><summary>Every op, per backend</summary>\n\n{rows}\n</details>\n{END}",

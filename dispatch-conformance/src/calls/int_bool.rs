@@ -110,10 +110,8 @@ pub fn int_reshape<B: Backend>(o: &Operands<B>) -> Ints<B> {
 }
 
 pub fn int_to_float<B: Backend>(o: &Operands<B>) -> Floats<B> {
-    let large = B::int_from_vec(vec![(1 << 24) + 1, -(1 << 53) - 1, 2049, -257], Shape::new([4]), &o.device);
     let mut calls: Floats<B> = o.dtypes.iter().map(|&dtype| B::int_to_float(&o.ints, dtype)).collect();
-    // Values each dtype rounds its own way.
-    calls.push(large.and_then(|large| B::int_to_float(&large, o.dtype)));
+    calls.push(B::int_to_float(&o.large_ints, o.dtype));
     calls
 }
 
@@ -153,22 +151,14 @@ pub fn bool_not<B: Backend>(o: &Operands<B>) -> Bools<B> {
     vec![B::bool_not(&o.flags), B::bool_not(&o.mask)]
 }
 
-/// Some hold, none hold (`flags` and its negation), and the empty tensor, where none holds.
+/// Some hold, none hold, and the empty tensor, where none holds.
 pub fn bool_any<B: Backend>(o: &Operands<B>) -> Bools<B> {
-    let none = B::bool_from_vec(vec![false; 3], Shape::new([3]), &o.device);
-    let empty = B::bool_from_vec(vec![], Shape::new([0, 2]), &o.device);
-    vec![B::bool_any(&o.flags), none.and_then(|none| B::bool_any(&none)), empty.and_then(|empty| B::bool_any(&empty))]
+    vec![B::bool_any(&o.flags), B::bool_any(&o.no_flags), B::bool_any(&o.empty_flags)]
 }
 
 /// Some fail, none fail, and the empty tensor, where all hold.
 pub fn bool_all<B: Backend>(o: &Operands<B>) -> Bools<B> {
-    let every = B::bool_from_vec(vec![true; 3], Shape::new([3]), &o.device);
-    let empty = B::bool_from_vec(vec![], Shape::new([0, 2]), &o.device);
-    vec![
-        B::bool_all(&o.flags),
-        every.and_then(|every| B::bool_all(&every)),
-        empty.and_then(|empty| B::bool_all(&empty)),
-    ]
+    vec![B::bool_all(&o.flags), B::bool_all(&o.all_flags), B::bool_all(&o.empty_flags)]
 }
 
 pub fn bool_to_int<B: Backend>(o: &Operands<B>) -> Ints<B> {

@@ -9,6 +9,11 @@
 //! of those is the padded input, which bounds every tap position the ops compute: their `usize` arithmetic on
 //! positions cannot overflow once it fits.
 
+mod sliding;
+
+pub(crate) use self::sliding::{
+    adaptive_cells, adaptive_pool2d_geometry, fold2d_geometry, pool2d_geometry, unfold2d_geometry,
+};
 use crate::error::{Error, RankRule, Result};
 use crate::shape::Shape;
 

@@ -40,7 +40,8 @@ int_binaries! {
 }
 
 /// Why `a / divisor` has no `i64` result: a zero divisor, or `i64::MIN / -1`, the one quotient that overflows.
-fn int_division_error(divisor: i64) -> Error {
+/// Shared with the candle backend, whose kernel checks the same on the device.
+pub(crate) fn int_division_error(divisor: i64) -> Error {
     let expected =
         if divisor == 0 { "non-zero" } else { "other than -1 for the dividend i64::MIN (the quotient overflows)" };
     Error::invalid_value("int_div", "divisor", divisor, expected)

@@ -10,30 +10,12 @@ pub use pool::{adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_indices};
 use crate::backend::Backend;
 use crate::backend::defaults::{HostFloat, in_host_float, same_dtype};
 use crate::backend::window::{
-    Conv1dOptions, Conv2dOptions, Window2d, check_planes, conv_transpose2d_geometry, conv2d_geometry, dims3, dims4,
-    product, wide,
+    Conv1dOptions, Conv2dOptions, Window2d, conv_transpose2d_geometry, conv2d_geometry, dims3, dims4, fold2d_geometry,
+    product, unfold2d_geometry,
 };
 use crate::error::{Error, RankRule, Result};
 use crate::memory;
 use crate::shape::Shape;
-
-/// The `(input row, input column)` that tap `(i, j)` of the window at output `(y, x)` reads; `None` in the padding.
-/// Here and below, tap positions need no checked arithmetic: `y * stride + i * dilation` is below the padded input's
-/// size for every output `y` and tap `i`, and `Window2d::output_size` checked that this size fits.
-fn tap(window: &Window2d, input: [usize; 2], (y, x): (usize, usize), (i, j): (usize, usize)) -> Option<(usize, usize)> {
-    let row = (y * window.stride[0] + i * window.dilation[0]).checked_sub(window.padding[0])?;
-    let column = (x * window.stride[1] + j * window.dilation[1]).checked_sub(window.padding[1])?;
-    (row < input[0] && column < input[1]).then_some((row, column))
-}
-
-/// The outputs `x` (of `ow`) whose tap `j` reads a column of an input `w` wide, not the padding: one run, since the
-/// tap's column `x * stride + j * dilation - padding` grows with `x`.
-fn tap_columns(window: &Window2d, w: usize, ow: usize, j: usize) -> std::ops::Range<usize> {
-    let (stride, offset, padding) = (window.stride[1], j * window.dilation[1], window.padding[1]);
-    let start = padding.saturating_sub(offset).div_ceil(stride).min(ow);
-    let end = (w + padding).saturating_sub(offset).div_ceil(stride).min(ow).max(start);
-    start..end
-}
 
 /// On the host: `[n, c, h, w]` to `[n, c * kh * kw, oh * ow]`, row `c * kh * kw + i * kw + j` holding tap `(i, j)`
 /// of channel `c` at every output position; taps in the padding read `pad_value`. In `f32` for an `F32` tensor,
@@ -48,28 +30,23 @@ fn unfold2d_in<B: Backend, T: HostFloat>(
     pad: f64,
 ) -> Result<B::FloatTensor> {
     let op = "unfold2d";
-    let [n, c, h, w] = check_planes(op, &B::shape(tensor))?;
-    let [oh, ow] = window.output_size(op, [h, w])?;
+    let ([_, _, h, w], [oh, ow], output_dims) = unfold2d_geometry(&B::shape(tensor), &window)?;
     let [kh, kw] = window.kernel;
-    let output_shape =
-        Shape::new([n, product(op, "the unfolded rows", &[c, kh, kw])?, product(op, "the positions", &[oh, ow])?]);
-    output_shape.check_tensor_shape(op)?;
+    let output_shape = Shape::new(output_dims);
     let (values, pad) = (T::read::<B>(tensor)?, T::of_f64(pad));
     let mut output = memory::try_vec(op, output_shape.num_elements())?;
     // Not empty: `check_planes` refused empty planes.
     for plane in values.chunks_exact(product(op, "a plane", &[h, w])?) {
         for i in 0..kh {
             for j in 0..kw {
-                let columns = tap_columns(&window, w, ow, j);
+                let (rows, columns) = (window.outputs_in_input(0, i, h, oh), window.outputs_in_input(1, j, w, ow));
                 for y in 0..oh {
-                    // `columns.start` is an output position only if the run is not empty.
-                    let row = (!columns.is_empty()).then(|| tap(&window, [h, w], (y, columns.start), (i, j)));
-                    let Some(Some((row, _))) = row else {
+                    if columns.is_empty() || !rows.contains(&y) {
                         output.extend(std::iter::repeat_n(pad, ow));
                         continue;
-                    };
+                    }
                     // The taps of one output row in one input row: padding, a strided run of the row, padding.
-                    let first = (columns.start * window.stride[1] + j * window.dilation[1]) - window.padding[1];
+                    let (row, first) = (window.cell(0, y, i), window.cell(1, columns.start, j));
                     output.extend(std::iter::repeat_n(pad, columns.start));
                     output.extend(plane[row * w + first..].iter().step_by(window.stride[1]).take(columns.len()));
                     output.extend(std::iter::repeat_n(pad, ow - columns.end));
@@ -97,26 +74,9 @@ fn fold2d_in<B: Backend, T: HostFloat>(
     window: Window2d,
 ) -> Result<B::FloatTensor> {
     let op = "fold2d";
-    let shape = B::shape(tensor);
-    let [n, rows, columns] = dims3(op, "columns [batch, rows, positions]", &shape)?;
-    if rows == 0 || columns == 0 {
-        return Err(Error::unexpected_shape(op, "columns with rows and positions", &shape));
-    }
-    if height == 0 || width == 0 {
-        return Err(Error::invalid_value(op, "[height, width]", [height, width], "1 or more on each side"));
-    }
-    // PyTorch's rules first, exactly: the rows hold whole windows, and there is one column per window position.
+    let (output_dims, [oh, ow]) = fold2d_geometry(&B::shape(tensor), [height, width], &window)?;
     let [kh, kw] = window.kernel;
-    let [positions_down, positions_across] = window.positions(op, [height, width])?;
-    let positions = positions_down.checked_mul(positions_across);
-    if !wide(rows).is_multiple_of(wide(kh) * wide(kw)) || positions != Some(wide(columns)) {
-        let expected = "columns of whole windows, one per position of the window over the output";
-        return Err(Error::unexpected_shape(op, expected, &shape));
-    }
-    let [oh, ow] = window.output_size(op, [height, width])?;
-    let c = rows / product(op, "the window's taps", &[kh, kw])?;
-    let output_shape = Shape::new([n, c, height, width]);
-    output_shape.check_tensor_shape(op)?;
+    let (output_shape, columns) = (Shape::new(output_dims), product(op, "the positions", &[oh, ow])?);
     let values = T::read::<B>(tensor)?;
     let mut output = memory::try_filled(op, output_shape.num_elements(), T::default())?;
     let (plane, window_rows) = (product(op, "a plane", &[height, width])?, product(op, "rows", &[kh, kw, columns])?);
@@ -124,11 +84,16 @@ fn fold2d_in<B: Backend, T: HostFloat>(
     for (plane, rows) in output.chunks_exact_mut(plane).zip(values.chunks_exact(window_rows)) {
         for (tap_index, row) in rows.chunks_exact(columns).enumerate() {
             let (i, j) = (tap_index / kw, tap_index % kw);
-            for y in 0..oh {
-                for x in 0..ow {
-                    if let Some((r, col)) = tap(&window, [height, width], (y, x), (i, j)) {
-                        plane[r * width + col] += row[y * ow + x];
-                    }
+            let across = window.outputs_in_input(1, j, width, ow);
+            if across.is_empty() {
+                continue;
+            }
+            for y in window.outputs_in_input(0, i, height, oh) {
+                // The taps of one output row land on a strided run of one row of the plane.
+                let start = window.cell(0, y, i) * width + window.cell(1, across.start, j);
+                let targets = plane[start..].iter_mut().step_by(window.stride[1]);
+                for (target, &value) in targets.zip(&row[y * ow + across.start..y * ow + across.end]) {
+                    *target += value;
                 }
             }
         }

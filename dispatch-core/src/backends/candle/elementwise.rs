@@ -76,8 +76,34 @@ pub(super) fn powf_scalar(tensor: &Tensor, exponent: f64) -> Result<Tensor> {
     unary("powf_scalar", tensor, |t| t.powf(scalar_for(t, exponent)))
 }
 
-// candle's own `maximum` and `minimum` drop a NaN in the second operand, so those two keep the host default, which
-// propagates it as ndarray does. `clamp` keeps NaN in candle too.
+/// Which of two values `extreme` keeps, or of a lane `reduce::extreme_dim`.
+#[derive(Clone, Copy)]
+pub(super) enum Extreme {
+    Max,
+    Min,
+}
+
+/// The larger (`lhs >= rhs` keeps `lhs`) or smaller (`lhs <= rhs` keeps `lhs`) of two operands, broadcasting; NaN
+/// where either is NaN. Written as a comparison and a pick, since candle's own `maximum` and `minimum` drop a NaN
+/// (of the second operand on the CPU, of either in CUDA's `fmax`) and CUDA's may pick either of two signed zeros.
+pub(super) fn extreme(op: &'static str, which: Extreme, lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+    check_operands(op, [lhs, rhs])?;
+    let shape = Shape::broadcast(op, &Shape::new(lhs.dims()), &Shape::new(rhs.dims()))?;
+    check_output(op, lhs.device(), shape.num_elements(), lhs.dtype())?;
+    let picked = || {
+        let (lhs, rhs) = (lhs.broadcast_as(shape.dims())?, rhs.broadcast_as(shape.dims())?);
+        let keeps_lhs = match which {
+            Extreme::Max => lhs.ge(&rhs)?,
+            Extreme::Min => lhs.le(&rhs)?,
+        };
+        // Neither comparison holds with a NaN: `rhs` is picked, unless the NaN is `lhs`.
+        let keeps_lhs = keeps_lhs.maximum(&lhs.ne(&lhs)?)?;
+        keeps_lhs.where_cond(&lhs, &rhs)
+    };
+    picked().or_backend(op)
+}
+
+/// `clamp` keeps NaN in candle, as on every backend.
 pub(super) fn clamp(tensor: &Tensor, min: f64, max: f64) -> Result<Tensor> {
     crate::math::check_clamp_bounds(min, max)?;
     unary("clamp", tensor, |t| t.clamp(scalar_for(t, min), scalar_for(t, max)))

@@ -73,6 +73,25 @@ pub(super) fn float_dtype(op: &'static str, tensor: &Tensor) -> Result<DType> {
     }
 }
 
+/// Checks that every tensor holds `kind`, the dtype this backend gives int (`I64`) or bool (`U8`) tensors, and lives
+/// on the first one's device: a tensor of another dtype (handed in through `from_primitive`) is an
+/// [`Error::UnsupportedDType`], one elsewhere an [`Error::DeviceMismatch`].
+pub(super) fn check_kind<'a>(
+    op: &'static str,
+    kind: candle_core::DType,
+    tensors: impl IntoIterator<Item = &'a Tensor>,
+) -> Result<()> {
+    let mut tensors = tensors.into_iter();
+    let Some(first) = tensors.next() else { return Ok(()) };
+    for tensor in std::iter::once(first).chain(tensors) {
+        if tensor.dtype() != kind {
+            return Err(Error::UnsupportedDType { op, backend: "candle", dtype: tensor.dtype().as_str() });
+        }
+        check_same_device(op, first, tensor)?;
+    }
+    Ok(())
+}
+
 /// The dtype of a float tensor, for the infallible `Backend::dtype`: a tensor of a dtype dispatch does not model
 /// reports `F32` here, and every op on it is the [`float_dtype`] error.
 pub(super) fn dtype_of(tensor: &Tensor) -> DType {

@@ -1,9 +1,10 @@
 //! Layout ops: candle's `transpose`, `narrow` and `permute` are views; `reshape` copies a non-contiguous input
-//! itself.
+//! itself; `flip` picks each flipped axis's entries in reverse order with `index_select`.
 
 use candle_core::Tensor;
 
 use super::error::{OrBackend, check_operands, dtype_of, float_dtype};
+use super::indices::{constant, counting};
 use super::memory::{check_output, check_output_like, filled};
 use crate::error::Result;
 use crate::shape::Shape;
@@ -54,4 +55,30 @@ pub(super) fn permute(tensor: &Tensor, axes: Vec<usize>) -> Result<Tensor> {
     float_dtype("permute", tensor)?;
     shape_of(tensor).permute(&axes)?;
     tensor.permute(axes).or_backend("permute")
+}
+
+/// Each axis named in `axes` (once or more) reversed: `index_select` of `len - 1, ..., 0`, counted on the device
+/// (candle's own `flip` builds those indices on the host and uploads them).
+pub(super) fn flip(tensor: &Tensor, axes: &[usize]) -> Result<Tensor> {
+    let op = "flip";
+    float_dtype(op, tensor)?;
+    let shape = shape_of(tensor);
+    for &axis in axes {
+        shape.check_axis(op, axis)?;
+    }
+    let mut flipped = tensor.clone();
+    for (axis, &len) in shape.dims().iter().enumerate() {
+        if !axes.contains(&axis) || len < 2 || tensor.elem_count() == 0 {
+            continue;
+        }
+        check_output_like(op, tensor)?;
+        let reversed = counting(op, len, tensor.device())?;
+        let picked = || {
+            // `len - 1` fits in `i64`: `counting` made `len` values.
+            let reversed = constant(len as i64 - 1, tensor.device())?.broadcast_sub(&reversed)?;
+            flipped.contiguous()?.index_select(&reversed, axis)
+        };
+        flipped = picked().or_backend(op)?;
+    }
+    Ok(flipped)
 }

@@ -9,21 +9,27 @@ mod creation;
 mod device;
 mod elementwise;
 mod error;
+mod index;
+mod indices;
+mod int_arithmetic;
 mod int_bool;
 mod layout;
 mod matmul;
 mod memory;
 mod reduce;
 mod window;
+mod wrapping;
 
 use candle_core::Tensor;
 use candle_core::op::CmpOp;
 
 pub use self::device::CandleDevice;
-use self::elementwise::{BinaryOp, binary, unary};
+use self::elementwise::{BinaryOp, Extreme, binary, unary};
 use self::error::dtype_of;
+use self::int_arithmetic::IntOp;
+use self::int_bool::Logic;
 use self::layout::shape_of;
-use crate::backend::{Backend, BaseBackend, Conv2dOptions};
+use crate::backend::{Backend, BaseBackend, Conv1dOptions, Conv2dOptions, Window2d};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::shape::Shape;
@@ -178,6 +184,14 @@ impl Backend for Candle {
         unary("silu", tensor, Tensor::silu)
     }
 
+    fn maximum(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        elementwise::extreme("maximum", Extreme::Max, lhs, rhs)
+    }
+
+    fn minimum(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        elementwise::extreme("minimum", Extreme::Min, lhs, rhs)
+    }
+
     // ---- matmul -------------------------------------------------------------------------------------------------
 
     fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
@@ -206,6 +220,10 @@ impl Backend for Candle {
         layout::permute(tensor, axes)
     }
 
+    fn flip(tensor: &Tensor, axes: Vec<usize>) -> Result<Tensor> {
+        layout::flip(tensor, &axes)
+    }
+
     // ---- reduce -------------------------------------------------------------------------------------------------
 
     fn sum(tensor: &Tensor) -> Result<Tensor> {
@@ -228,8 +246,24 @@ impl Backend for Candle {
         reduce::log_softmax(tensor, axis)
     }
 
+    fn max_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+        reduce::extreme_dim("max_dim", Extreme::Max, tensor, axis)
+    }
+
+    fn min_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+        reduce::extreme_dim("min_dim", Extreme::Min, tensor, axis)
+    }
+
+    fn prod_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+        reduce::prod_dim(tensor, axis)
+    }
+
     fn argmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
         reduce::argmax(tensor, axis)
+    }
+
+    fn argmin(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+        reduce::argmin(tensor, axis)
     }
 
     // ---- comparison ---------------------------------------------------------------------------------------------
@@ -292,8 +326,58 @@ impl Backend for Candle {
 
     // ---- window -------------------------------------------------------------------------------------------------
 
+    fn unfold2d(tensor: &Tensor, window: Window2d, pad_value: f64) -> Result<Tensor> {
+        window::unfold("unfold2d", tensor, window, pad_value)
+    }
+
+    fn fold2d(tensor: &Tensor, height: usize, width: usize, window: Window2d) -> Result<Tensor> {
+        window::fold2d(tensor, height, width, window)
+    }
+
     fn conv2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
         window::conv2d(input, weight, options)
+    }
+
+    fn conv1d(input: &Tensor, weight: &Tensor, options: Conv1dOptions) -> Result<Tensor> {
+        window::conv1d(input, weight, options)
+    }
+
+    fn conv_transpose2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
+        window::conv_transpose2d(input, weight, options)
+    }
+
+    fn max_pool2d(input: &Tensor, window: Window2d) -> Result<Tensor> {
+        window::max_pool2d(input, window)
+    }
+
+    fn max_pool2d_indices(input: &Tensor, window: Window2d) -> Result<Tensor> {
+        window::max_pool2d_indices(input, window)
+    }
+
+    fn adaptive_avg_pool2d(input: &Tensor, output: [usize; 2]) -> Result<Tensor> {
+        window::adaptive_avg_pool2d(input, output)
+    }
+
+    // ---- index --------------------------------------------------------------------------------------------------
+
+    fn index_select(tensor: &Tensor, axis: usize, indices: &Tensor) -> Result<Tensor> {
+        index::index_select(tensor, axis, indices)
+    }
+
+    fn select_add(tensor: &Tensor, axis: usize, indices: &Tensor, source: &Tensor) -> Result<Tensor> {
+        index::select_add(tensor, axis, indices, source)
+    }
+
+    fn gather(tensor: &Tensor, axis: usize, indices: &Tensor) -> Result<Tensor> {
+        index::gather(tensor, axis, indices)
+    }
+
+    fn scatter_add(tensor: &Tensor, axis: usize, indices: &Tensor, source: &Tensor) -> Result<Tensor> {
+        index::scatter_add(tensor, axis, indices, source)
+    }
+
+    fn one_hot(indices: &Tensor, classes: usize, dtype: DType) -> Result<Tensor> {
+        index::one_hot(indices, classes, dtype)
     }
 
     // ---- int_bool -----------------------------------------------------------------------------------------------
@@ -318,6 +402,66 @@ impl Backend for Candle {
         creation::to_device(tensor, device)
     }
 
+    fn arange(start: i64, end: i64, device: &CandleDevice) -> Result<Tensor> {
+        int_bool::arange(start, end, device)
+    }
+
+    fn int_add(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_arithmetic(IntOp::Add, lhs, rhs)
+    }
+
+    fn int_sub(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_arithmetic(IntOp::Sub, lhs, rhs)
+    }
+
+    fn int_mul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_arithmetic(IntOp::Mul, lhs, rhs)
+    }
+
+    fn int_div(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_div(lhs, rhs)
+    }
+
+    fn int_add_scalar(tensor: &Tensor, scalar: i64) -> Result<Tensor> {
+        int_arithmetic::int_add_scalar(tensor, scalar)
+    }
+
+    fn int_mul_scalar(tensor: &Tensor, scalar: i64) -> Result<Tensor> {
+        int_arithmetic::int_mul_scalar(tensor, scalar)
+    }
+
+    fn int_sum(tensor: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_sum(tensor)
+    }
+
+    fn int_eq(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_compare("int_eq", CmpOp::Eq, lhs, rhs)
+    }
+
+    fn int_eq_scalar(tensor: &Tensor, scalar: i64) -> Result<Tensor> {
+        int_arithmetic::int_eq_scalar(tensor, scalar)
+    }
+
+    fn int_lt(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_compare("int_lt", CmpOp::Lt, lhs, rhs)
+    }
+
+    fn int_le(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_compare("int_le", CmpOp::Le, lhs, rhs)
+    }
+
+    fn int_gt(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_compare("int_gt", CmpOp::Gt, lhs, rhs)
+    }
+
+    fn int_ge(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_arithmetic::int_compare("int_ge", CmpOp::Ge, lhs, rhs)
+    }
+
+    fn int_reshape(tensor: &Tensor, shape: Shape) -> Result<Tensor> {
+        int_bool::int_reshape(tensor, &shape)
+    }
+
     fn int_to_float(tensor: &Tensor, dtype: DType) -> Result<Tensor> {
         int_bool::int_to_float(tensor, dtype)
     }
@@ -340,6 +484,30 @@ impl Backend for Candle {
 
     fn bool_to_device(tensor: &Tensor, device: &CandleDevice) -> Result<Tensor> {
         creation::to_device(tensor, device)
+    }
+
+    fn bool_and(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_bool::bool_logic(Logic::And, lhs, rhs)
+    }
+
+    fn bool_or(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+        int_bool::bool_logic(Logic::Or, lhs, rhs)
+    }
+
+    fn bool_not(tensor: &Tensor) -> Result<Tensor> {
+        int_bool::bool_not(tensor)
+    }
+
+    fn bool_any(tensor: &Tensor) -> Result<Tensor> {
+        int_bool::bool_reduce("bool_any", tensor, true)
+    }
+
+    fn bool_all(tensor: &Tensor) -> Result<Tensor> {
+        int_bool::bool_reduce("bool_all", tensor, false)
+    }
+
+    fn bool_to_int(tensor: &Tensor) -> Result<Tensor> {
+        int_bool::bool_to_int(tensor)
     }
 
     fn bool_to_float(tensor: &Tensor, dtype: DType) -> Result<Tensor> {

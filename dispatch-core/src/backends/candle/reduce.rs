@@ -2,11 +2,14 @@
 
 use candle_core::{DType, Tensor};
 
-use super::error::{OrBackend, float_dtype};
+use super::elementwise::Extreme;
+use super::error::{OrBackend, dtype_of, float_dtype};
+use super::indices::{constant, counting, float_constant};
 use super::layout::shape_of;
-use super::memory::{check_output, check_output_like};
+use super::memory::{check_output, check_output_like, filled};
 use crate::backend::defaults::EMPTY_AXIS;
 use crate::error::{Error, Result};
+use crate::shape::Shape;
 
 pub(super) fn sum(tensor: &Tensor) -> Result<Tensor> {
     float_dtype("sum", tensor)?;
@@ -64,6 +67,94 @@ pub(super) fn argmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
         return Tensor::zeros(dims.dims(), DType::I64, tensor.device()).or_backend("argmax");
     }
     tensor.argmax_keepdim(axis).and_then(|indices| indices.to_dtype(DType::I64)).or_backend("argmax")
+}
+
+/// The largest or smallest entry of each lane, NaN where the lane holds NaN (which candle's reductions skip or
+/// not, by kernel): lanes with a NaN are found with `x != x` and filled.
+pub(super) fn extreme_dim(op: &'static str, which: Extreme, tensor: &Tensor, axis: usize) -> Result<Tensor> {
+    let output = picked_lanes(op, tensor, axis, tensor.dtype())?;
+    if tensor.elem_count() == 0 {
+        return filled(op, &output, 0.0, dtype_of(tensor), tensor.device());
+    }
+    let extremes = || {
+        let extremes = match which {
+            Extreme::Max => tensor.max_keepdim(axis)?,
+            Extreme::Min => tensor.min_keepdim(axis)?,
+        };
+        let has_nan = tensor.ne(tensor)?.max_keepdim(axis)?;
+        has_nan.where_cond(&float_constant(f64::NAN, tensor)?.broadcast_as(output.dims())?, &extremes)
+    };
+    extremes().or_backend(op)
+}
+
+/// The checks of an op that picks an entry of each lane along `axis` (there must be one), and the room for its
+/// output of `dtype`; the output's shape. An empty tensor has empty lanes along another axis, and an empty output.
+fn picked_lanes(op: &'static str, tensor: &Tensor, axis: usize, dtype: DType) -> Result<Shape> {
+    float_dtype(op, tensor)?;
+    let shape = shape_of(tensor);
+    shape.check_axis(op, axis)?;
+    if shape.dims()[axis] == 0 {
+        return Err(Error::unexpected_shape(op, EMPTY_AXIS, &shape));
+    }
+    check_reduced_output(op, tensor, axis, dtype)?;
+    shape.with_dim(op, axis, 1)
+}
+
+/// The first smallest entry of each lane, NaN skipped: NaN replaced by `+inf` for the lane's minimum, then the
+/// smallest position holding it (a lane of NaN alone has none, and gives 0, as on the host). Positions are compared
+/// rather than read from candle's `argmin`, whose CUDA kernel need not pick the first of equal entries.
+pub(super) fn argmin(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+    let op = "argmin";
+    let output = picked_lanes(op, tensor, axis, DType::I64)?;
+    if tensor.elem_count() == 0 {
+        return Tensor::zeros(output.dims(), DType::I64, tensor.device()).or_backend(op);
+    }
+    let len = tensor.dims()[axis];
+    check_output_like(op, tensor)?;
+    check_output(op, tensor.device(), tensor.elem_count(), DType::I64)?;
+    let positions = counting(op, len, tensor.device())?;
+    let first = || {
+        let is_nan = tensor.ne(tensor)?;
+        let infinity = float_constant(f64::INFINITY, tensor)?.broadcast_as(tensor.dims())?;
+        let smallest = is_nan.where_cond(&infinity, tensor)?.min_keepdim(axis)?;
+        let mut along = vec![1; tensor.rank()];
+        along[axis] = len;
+        // `len` fits in `i64`: `counting` made `len` values.
+        let beyond = constant(len as i64, tensor.device())?.broadcast_as(tensor.dims())?;
+        let positions = positions.reshape(along)?.broadcast_as(tensor.dims())?;
+        let first = tensor.broadcast_eq(&smallest)?.where_cond(&positions, &beyond)?.min_keepdim(axis)?;
+        let none = first.broadcast_eq(&constant(len as i64, tensor.device())?)?;
+        none.where_cond(&Tensor::zeros(output.dims(), DType::I64, tensor.device())?, &first)
+    };
+    first().or_backend(op)
+}
+
+/// The product of each lane, multiplied exactly as IEEE multiplies (no logarithms): the lane's halves multiplied
+/// pairwise, halving its length each time, an odd entry carried; an empty lane's product is 1.
+pub(super) fn prod_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+    let op = "prod_dim";
+    float_dtype(op, tensor)?;
+    let shape = shape_of(tensor);
+    shape.check_axis(op, axis)?;
+    check_reduced_output(op, tensor, axis, tensor.dtype())?;
+    let output = shape.with_dim(op, axis, 1)?;
+    let len = shape.dims()[axis];
+    if tensor.elem_count() == 0 {
+        // Empty lanes, whose product is 1, or no lanes.
+        return filled(op, &output, 1.0, dtype_of(tensor), tensor.device());
+    }
+    let multiplied = || {
+        let (mut products, mut len) = (tensor.clone(), len);
+        while len > 1 {
+            let half = len / 2;
+            let paired = products.narrow(axis, 0, half)?.mul(&products.narrow(axis, half, half)?)?;
+            products =
+                if len % 2 == 1 { Tensor::cat(&[&paired, &products.narrow(axis, len - 1, 1)?], axis)? } else { paired };
+            len = products.dims()[axis];
+        }
+        Ok(products)
+    };
+    multiplied().or_backend(op)
 }
 
 /// Checks `axis` and the room for the output of a reduction along it, which keeps the axis with size 1. An

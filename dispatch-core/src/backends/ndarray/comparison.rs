@@ -3,6 +3,7 @@
 
 use ndarray::{ArcArrayD, IxDyn, Zip};
 
+use super::broadcast::zip_broadcast;
 use super::int_bool::NdArrayBoolTensor;
 use super::tensor::{Element, NdArrayTensor, check_output};
 use crate::dtype::DType;
@@ -16,14 +17,7 @@ pub(super) fn compare<E: Element>(
     rhs: &ArcArrayD<E>,
     holds: impl Fn(E, E) -> bool,
 ) -> Result<NdArrayBoolTensor> {
-    let (lhs_shape, rhs_shape) = (Shape::new(lhs.shape()), Shape::new(rhs.shape()));
-    let shape = Shape::broadcast(op, &lhs_shape, &rhs_shape)?;
-    let (Some(lhs_view), Some(rhs_view)) = (lhs.broadcast(IxDyn(shape.dims())), rhs.broadcast(IxDyn(shape.dims())))
-    else {
-        return Err(Error::shape_mismatch(op, &lhs_shape, &rhs_shape));
-    };
-    check_output::<bool>(op, shape.num_elements())?;
-    Ok(NdArrayBoolTensor::new(Zip::from(&lhs_view).and(&rhs_view).map_collect(|&a, &b| holds(a, b))))
+    Ok(NdArrayBoolTensor::new(zip_broadcast(op, lhs, rhs, holds)?))
 }
 
 /// `holds(x, scalar)` for every element `x` of `array`.

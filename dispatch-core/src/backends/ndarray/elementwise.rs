@@ -1,16 +1,15 @@
 //! Element-wise ops: binary ops broadcast with numpy rules, unary ops map every element. Each is written once,
 //! generic over the element type, and the result keeps the operands' dtype.
 
-use ndarray::{ArcArrayD, IxDyn, Zip};
+use ndarray::ArcArrayD;
 use num_traits::Float;
 
+use super::broadcast::zip_broadcast;
 use super::tensor::{Element, NdArrayTensor, check_output};
 use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::shape::Shape;
+use crate::error::Result;
 
-/// `f` of the operands broadcast to their common shape; the shapes are checked first because `ndarray` panics on
-/// a mismatch.
+/// `f` of the operands broadcast to their common shape.
 pub(super) fn zip_arrays<E: Element>(
     op: &'static str,
     dtype: DType,
@@ -18,14 +17,7 @@ pub(super) fn zip_arrays<E: Element>(
     rhs: &ArcArrayD<E>,
     f: impl Fn(E, E) -> E,
 ) -> Result<NdArrayTensor> {
-    let (lhs_shape, rhs_shape) = (Shape::new(lhs.shape()), Shape::new(rhs.shape()));
-    let shape = Shape::broadcast(op, &lhs_shape, &rhs_shape)?;
-    let (Some(lhs_view), Some(rhs_view)) = (lhs.broadcast(IxDyn(shape.dims())), rhs.broadcast(IxDyn(shape.dims())))
-    else {
-        return Err(Error::shape_mismatch(op, &lhs_shape, &rhs_shape));
-    };
-    check_output::<E>(op, shape.num_elements())?;
-    Ok(NdArrayTensor::output(dtype, Zip::from(&lhs_view).and(&rhs_view).map_collect(|&a, &b| f(a, b))))
+    Ok(NdArrayTensor::output(dtype, zip_broadcast(op, lhs, rhs, f)?))
 }
 
 /// `f` of every element; the result keeps the input's memory order, so a contiguous input is mapped as one slice.

@@ -1,4 +1,4 @@
-//! Layout ops. `swap_dims` and `narrow` only change strides and offsets of the shared array; `reshape` copies only
+//! Layout ops. `swap_dims`, `permute`, `narrow` and `flip` only change strides and offsets of the shared array; `reshape` copies only
 //! when the input is not in row-major layout.
 
 use ndarray::{ArcArrayD, Axis, Slice};
@@ -25,18 +25,19 @@ pub(super) fn permute(tensor: &NdArrayTensor, axes: Vec<usize>) -> Result<NdArra
 
 pub(super) fn reshape(tensor: &NdArrayTensor, shape: &Shape) -> Result<NdArrayTensor> {
     tensor.shape().check_reshape(shape)?;
-    with_array!(tensor, |array| reshaped(tensor.dtype(), array, shape))
+    with_array!(tensor, |array| Ok(NdArrayTensor::shared_as(tensor.dtype(), reshaped("reshape", array, shape)?)))
 }
 
-fn reshaped<E: Element>(dtype: DType, array: &ArcArrayD<E>, shape: &Shape) -> Result<NdArrayTensor> {
+/// The array's elements in row-major order under `shape` (of the same element count): the same buffer when the
+/// array is row-major, else a row-major copy.
+pub(super) fn reshaped<T: Clone>(op: &'static str, array: &ArcArrayD<T>, shape: &Shape) -> Result<ArcArrayD<T>> {
     let row_major = if array.is_standard_layout() {
         array.clone()
     } else {
-        check_output::<E>("reshape", array.len())?;
+        check_output::<T>(op, array.len())?;
         array.as_standard_layout().into_owned().into_shared()
     };
-    let reshaped = row_major.into_shape_with_order(shape.dims()).map_err(|error| ndarray_error("reshape", error))?;
-    Ok(NdArrayTensor::shared_as(dtype, reshaped))
+    row_major.into_shape_with_order(shape.dims()).map_err(|error| ndarray_error(op, error))
 }
 
 pub(super) fn narrow(tensor: &NdArrayTensor, axis: usize, start: usize, len: usize) -> Result<NdArrayTensor> {
@@ -44,6 +45,22 @@ pub(super) fn narrow(tensor: &NdArrayTensor, axis: usize, start: usize, len: usi
     with_array!(tensor, |array| {
         let mut array = array.clone();
         array.slice_axis_inplace(Axis(axis), Slice::from(start..start + len));
+        Ok(NdArrayTensor::shared_as(tensor.dtype(), array))
+    })
+}
+
+/// A view with the entries of each of `axes` in reverse order (negative strides): nothing is copied. An axis named
+/// twice is reversed once.
+pub(super) fn flip(tensor: &NdArrayTensor, axes: &[usize]) -> Result<NdArrayTensor> {
+    let shape = tensor.shape();
+    for &axis in axes {
+        shape.check_axis("flip", axis)?;
+    }
+    with_array!(tensor, |array| {
+        let mut array = array.clone();
+        for axis in (0..shape.rank()).filter(|axis| axes.contains(axis)) {
+            array.invert_axis(Axis(axis));
+        }
         Ok(NdArrayTensor::shared_as(tensor.dtype(), array))
     })
 }

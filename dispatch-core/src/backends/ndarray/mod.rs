@@ -1,7 +1,9 @@
 //! The ndarray backend: CPU tensors over `ndarray`, with matrix products by `matrixmultiply`.
 
+mod broadcast;
 mod comparison;
 mod elementwise;
+mod index;
 mod int_bool;
 mod layout;
 mod matmul;
@@ -9,6 +11,7 @@ mod reduce;
 mod tensor;
 #[cfg(test)]
 mod tests;
+mod window;
 
 use std::fmt;
 use std::str::FromStr;
@@ -17,7 +20,7 @@ use self::elementwise::{binary, unary};
 pub use self::int_bool::{NdArrayBoolTensor, NdArrayIntTensor};
 pub use self::tensor::NdArrayTensor;
 use self::tensor::{Element, with_array, with_arrays};
-use crate::backend::{Backend, BaseBackend};
+use crate::backend::{Backend, BaseBackend, Conv1dOptions, Conv2dOptions, Window2d};
 use crate::device::{BackendDevice, DeviceOf, ParseDeviceError};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -337,6 +340,44 @@ impl Backend for NdArray {
         layout::cat(tensors, axis)
     }
 
+    fn flip(tensor: &NdArrayTensor, axes: Vec<usize>) -> Result<NdArrayTensor> {
+        layout::flip(tensor, &axes)
+    }
+
+    fn index_select(tensor: &NdArrayTensor, axis: usize, indices: &NdArrayIntTensor) -> Result<NdArrayTensor> {
+        index::index_select(tensor, axis, indices)
+    }
+
+    fn select_add(
+        tensor: &NdArrayTensor,
+        axis: usize,
+        indices: &NdArrayIntTensor,
+        source: &NdArrayTensor,
+    ) -> Result<NdArrayTensor> {
+        index::select_add(tensor, axis, indices, source)
+    }
+
+    fn gather(tensor: &NdArrayTensor, axis: usize, indices: &NdArrayIntTensor) -> Result<NdArrayTensor> {
+        index::gather(tensor, axis, indices)
+    }
+
+    fn scatter_add(
+        tensor: &NdArrayTensor,
+        axis: usize,
+        indices: &NdArrayIntTensor,
+        source: &NdArrayTensor,
+    ) -> Result<NdArrayTensor> {
+        index::scatter_add(tensor, axis, indices, source)
+    }
+
+    fn embedding(weights: &NdArrayTensor, ids: &NdArrayIntTensor) -> Result<NdArrayTensor> {
+        index::embedding(weights, ids)
+    }
+
+    fn one_hot(indices: &NdArrayIntTensor, classes: usize, dtype: DType) -> Result<NdArrayTensor> {
+        index::one_hot(indices, classes, dtype)
+    }
+
     fn sum(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
         Ok(reduce::sum(tensor))
     }
@@ -361,6 +402,74 @@ impl Backend for NdArray {
         reduce::argmax(tensor, axis)
     }
 
+    fn max_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+        reduce::max_dim(tensor, axis)
+    }
+
+    fn min_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+        reduce::min_dim(tensor, axis)
+    }
+
+    fn prod_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+        reduce::prod_dim(tensor, axis)
+    }
+
+    fn prod(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        Ok(reduce::prod(tensor))
+    }
+
+    fn max(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        reduce::max(tensor)
+    }
+
+    fn min(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+        reduce::min(tensor)
+    }
+
+    fn argmin(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayIntTensor> {
+        reduce::argmin(tensor, axis)
+    }
+
+    fn unfold2d(tensor: &NdArrayTensor, window: Window2d, pad_value: f64) -> Result<NdArrayTensor> {
+        window::unfold2d(tensor, window, pad_value)
+    }
+
+    fn fold2d(tensor: &NdArrayTensor, height: usize, width: usize, window: Window2d) -> Result<NdArrayTensor> {
+        window::fold2d(tensor, height, width, window)
+    }
+
+    fn conv2d(input: &NdArrayTensor, weight: &NdArrayTensor, options: Conv2dOptions) -> Result<NdArrayTensor> {
+        window::conv2d(input, weight, options)
+    }
+
+    fn conv1d(input: &NdArrayTensor, weight: &NdArrayTensor, options: Conv1dOptions) -> Result<NdArrayTensor> {
+        window::conv1d(input, weight, options)
+    }
+
+    fn conv_transpose2d(
+        input: &NdArrayTensor,
+        weight: &NdArrayTensor,
+        options: Conv2dOptions,
+    ) -> Result<NdArrayTensor> {
+        window::conv_transpose2d(input, weight, options)
+    }
+
+    fn max_pool2d(input: &NdArrayTensor, window: Window2d) -> Result<NdArrayTensor> {
+        window::max_pool2d(input, window)
+    }
+
+    fn max_pool2d_indices(input: &NdArrayTensor, window: Window2d) -> Result<NdArrayIntTensor> {
+        window::max_pool2d_indices(input, window)
+    }
+
+    fn avg_pool2d(input: &NdArrayTensor, window: Window2d) -> Result<NdArrayTensor> {
+        window::avg_pool2d(input, window)
+    }
+
+    fn adaptive_avg_pool2d(input: &NdArrayTensor, output: [usize; 2]) -> Result<NdArrayTensor> {
+        window::adaptive_avg_pool2d(input, output)
+    }
+
     fn int_from_vec(data: Vec<i64>, shape: Shape, _device: &NdArrayDevice) -> Result<NdArrayIntTensor> {
         counted_write(data.len(), NdArrayIntTensor::from_vec(data, &shape))
     }
@@ -381,6 +490,70 @@ impl Backend for NdArray {
         Ok(tensor.clone())
     }
 
+    fn arange(start: i64, end: i64, _device: &NdArrayDevice) -> Result<NdArrayIntTensor> {
+        int_bool::arange(start, end)
+    }
+
+    fn int_add(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayIntTensor> {
+        int_bool::int_binary("int_add", lhs, rhs, i64::wrapping_add)
+    }
+
+    fn int_sub(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayIntTensor> {
+        int_bool::int_binary("int_sub", lhs, rhs, i64::wrapping_sub)
+    }
+
+    fn int_mul(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayIntTensor> {
+        int_bool::int_binary("int_mul", lhs, rhs, i64::wrapping_mul)
+    }
+
+    fn int_div(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayIntTensor> {
+        int_bool::int_div(lhs, rhs)
+    }
+
+    fn int_add_scalar(tensor: &NdArrayIntTensor, scalar: i64) -> Result<NdArrayIntTensor> {
+        int_bool::int_map("int_add_scalar", tensor, |x| x.wrapping_add(scalar))
+    }
+
+    fn int_mul_scalar(tensor: &NdArrayIntTensor, scalar: i64) -> Result<NdArrayIntTensor> {
+        int_bool::int_map("int_mul_scalar", tensor, |x| x.wrapping_mul(scalar))
+    }
+
+    fn int_sum(tensor: &NdArrayIntTensor) -> Result<NdArrayIntTensor> {
+        Ok(int_bool::int_sum(tensor))
+    }
+
+    fn int_eq(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayBoolTensor> {
+        int_bool::int_compare("int_eq", lhs, rhs, |a, b| a == b)
+    }
+
+    fn int_eq_scalar(tensor: &NdArrayIntTensor, scalar: i64) -> Result<NdArrayBoolTensor> {
+        int_bool::int_eq_scalar(tensor, scalar)
+    }
+
+    fn int_lt(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayBoolTensor> {
+        int_bool::int_compare("int_lt", lhs, rhs, |a, b| a < b)
+    }
+
+    fn int_le(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayBoolTensor> {
+        int_bool::int_compare("int_le", lhs, rhs, |a, b| a <= b)
+    }
+
+    fn int_gt(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayBoolTensor> {
+        int_bool::int_compare("int_gt", lhs, rhs, |a, b| a > b)
+    }
+
+    fn int_ge(lhs: &NdArrayIntTensor, rhs: &NdArrayIntTensor) -> Result<NdArrayBoolTensor> {
+        int_bool::int_compare("int_ge", lhs, rhs, |a, b| a >= b)
+    }
+
+    fn int_reshape(tensor: &NdArrayIntTensor, shape: Shape) -> Result<NdArrayIntTensor> {
+        int_bool::int_reshape(tensor, &shape)
+    }
+
+    fn int_to_float(tensor: &NdArrayIntTensor, dtype: DType) -> Result<NdArrayTensor> {
+        int_bool::int_to_float(tensor, dtype)
+    }
+
     fn bool_from_vec(data: Vec<bool>, shape: Shape, _device: &NdArrayDevice) -> Result<NdArrayBoolTensor> {
         counted_write(data.len(), NdArrayBoolTensor::from_vec(data, &shape))
     }
@@ -399,5 +572,33 @@ impl Backend for NdArray {
 
     fn bool_to_device(tensor: &NdArrayBoolTensor, _device: &NdArrayDevice) -> Result<NdArrayBoolTensor> {
         Ok(tensor.clone())
+    }
+
+    fn bool_and(lhs: &NdArrayBoolTensor, rhs: &NdArrayBoolTensor) -> Result<NdArrayBoolTensor> {
+        int_bool::bool_binary("bool_and", lhs, rhs, |a, b| a && b)
+    }
+
+    fn bool_or(lhs: &NdArrayBoolTensor, rhs: &NdArrayBoolTensor) -> Result<NdArrayBoolTensor> {
+        int_bool::bool_binary("bool_or", lhs, rhs, |a, b| a || b)
+    }
+
+    fn bool_not(tensor: &NdArrayBoolTensor) -> Result<NdArrayBoolTensor> {
+        int_bool::bool_not(tensor)
+    }
+
+    fn bool_any(tensor: &NdArrayBoolTensor) -> Result<NdArrayBoolTensor> {
+        Ok(int_bool::bool_reduce(tensor, false))
+    }
+
+    fn bool_all(tensor: &NdArrayBoolTensor) -> Result<NdArrayBoolTensor> {
+        Ok(int_bool::bool_reduce(tensor, true))
+    }
+
+    fn bool_to_int(tensor: &NdArrayBoolTensor) -> Result<NdArrayIntTensor> {
+        int_bool::bool_to_int(tensor)
+    }
+
+    fn bool_to_float(tensor: &NdArrayBoolTensor, dtype: DType) -> Result<NdArrayTensor> {
+        int_bool::bool_to_float(tensor, dtype)
     }
 }

@@ -1,5 +1,6 @@
 //! Reductions: over every element (shape `[1]`), or along one axis keeping it with size 1. Each is written once,
-//! generic over the element type.
+//! generic over the element type. A fold along an axis walks each lane in order, so a lane's result does not depend
+//! on the array's layout.
 
 use ndarray::{ArcArrayD, ArrayD, ArrayView1, Axis, IxDyn};
 
@@ -7,6 +8,7 @@ use super::int_bool::NdArrayIntTensor;
 use super::tensor::{Element, NdArrayTensor, check_output, with_array};
 use crate::backend::defaults::EMPTY_AXIS;
 use crate::error::{Error, Result};
+use crate::math;
 use crate::shape::Shape;
 
 pub(super) fn sum(tensor: &NdArrayTensor) -> NdArrayTensor {
@@ -58,13 +60,100 @@ fn log_softmax_lanes<E: Element>(array: &ArcArrayD<E>, axis: usize) -> ArrayD<E>
 
 pub(super) fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayIntTensor> {
     let shape = tensor.shape();
-    shape.check_axis("argmax", axis)?;
-    if shape.dims()[axis] == 0 {
-        return Err(Error::unexpected_shape("argmax", EMPTY_AXIS, &shape));
-    }
+    check_picking_axis("argmax", &shape, axis)?;
     check_reduced_output::<i64>("argmax", &shape, axis)?;
     let indices = with_array!(tensor, |array| array.map_axis(Axis(axis), |lane| first_max_index(lane) as i64));
     Ok(NdArrayIntTensor::new(indices.insert_axis(Axis(axis))))
+}
+
+/// The largest entry of each lane (NaN for a lane holding NaN); an empty axis has none.
+pub(super) fn max_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+    with_array!(tensor, |array| extreme_dim::<E>("max_dim", tensor, array, axis, E::NEG_INFINITY, math::maximum))
+}
+
+pub(super) fn min_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+    with_array!(tensor, |array| extreme_dim::<E>("min_dim", tensor, array, axis, E::INFINITY, math::minimum))
+}
+
+/// `pick` folded over each lane from `none`, which it never keeps over an entry (`maximum` from `-inf`).
+fn extreme_dim<E: Element>(
+    op: &'static str,
+    tensor: &NdArrayTensor,
+    array: &ArcArrayD<E>,
+    axis: usize,
+    none: E,
+    pick: fn(E, E) -> E,
+) -> Result<NdArrayTensor> {
+    check_picking_axis(op, &tensor.shape(), axis)?;
+    check_reduced_output::<E>(op, &tensor.shape(), axis)?;
+    Ok(NdArrayTensor::output(tensor.dtype(), fold_lanes(array, axis, none, pick)))
+}
+
+/// The largest (`max`) or smallest (`min`) element; `pick` is commutative, NaN included, so the elements are
+/// visited in memory order. An empty tensor is the error of an empty axis.
+pub(super) fn max(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+    with_array!(tensor, |array| extreme("max", tensor, array, E::NEG_INFINITY, math::maximum::<E>))
+}
+
+pub(super) fn min(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+    with_array!(tensor, |array| extreme("min", tensor, array, E::INFINITY, math::minimum::<E>))
+}
+
+fn extreme<E: Element>(
+    op: &'static str,
+    tensor: &NdArrayTensor,
+    array: &ArcArrayD<E>,
+    none: E,
+    pick: fn(E, E) -> E,
+) -> Result<NdArrayTensor> {
+    if array.is_empty() {
+        return Err(Error::unexpected_shape(op, EMPTY_AXIS, &tensor.shape()));
+    }
+    Ok(scalar(tensor, array.fold(none, |best, &x| pick(best, x))))
+}
+
+/// The product of each lane (1 for an empty one).
+pub(super) fn prod_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+    let shape = tensor.shape();
+    shape.check_axis("prod_dim", axis)?;
+    with_array!(tensor, |array| {
+        check_reduced_output::<E>("prod_dim", &shape, axis)?;
+        Ok(NdArrayTensor::output(tensor.dtype(), fold_lanes(array, axis, 1.0, |product, x| product * x)))
+    })
+}
+
+/// The product of every element, multiplied in memory order (row-major for a row-major tensor).
+pub(super) fn prod(tensor: &NdArrayTensor) -> NdArrayTensor {
+    with_array!(tensor, |array| scalar(tensor, array.fold(1.0, |product, &x| product * x)))
+}
+
+/// The index of the first smallest entry of each lane, NaN entries skipped (0 for a lane of NaN alone).
+pub(super) fn argmin(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayIntTensor> {
+    let shape = tensor.shape();
+    check_picking_axis("argmin", &shape, axis)?;
+    check_reduced_output::<i64>("argmin", &shape, axis)?;
+    let indices = with_array!(tensor, |array| array.map_axis(Axis(axis), |lane| first_min_index(lane) as i64));
+    Ok(NdArrayIntTensor::new(indices.insert_axis(Axis(axis))))
+}
+
+/// `f` folded over each lane along `axis` in order, from `init`, keeping the axis with size 1: lane by lane when
+/// the lanes are contiguous, else a whole slice along the axis at a time (which reads memory in order).
+fn fold_lanes<E: Element>(array: &ArcArrayD<E>, axis: usize, init: E, f: impl Fn(E, E) -> E) -> ArrayD<E> {
+    let folded = if array.stride_of(Axis(axis)) == 1 {
+        array.map_axis(Axis(axis), |lane| lane.fold(init, |acc, &x| f(acc, x)))
+    } else {
+        array.fold_axis(Axis(axis), init, |&acc, &x| f(acc, x))
+    };
+    folded.insert_axis(Axis(axis))
+}
+
+/// Checks `axis` for an op that picks one entry of each lane: an empty axis has none to pick.
+fn check_picking_axis(op: &'static str, shape: &Shape, axis: usize) -> Result<()> {
+    shape.check_axis(op, axis)?;
+    if shape.dims()[axis] == 0 {
+        return Err(Error::unexpected_shape(op, EMPTY_AXIS, shape));
+    }
+    Ok(())
 }
 
 /// Checks `axis` and the room for the output of a reduction along it, which keeps the axis with size 1. An
@@ -98,4 +187,15 @@ fn first_max_index<E: Element>(lane: ArrayView1<'_, E>) -> usize {
         }
     }
     best.0
+}
+
+/// The first entry below every other, NaN skipped; 0 if there is none.
+fn first_min_index<E: Element>(lane: ArrayView1<'_, E>) -> usize {
+    let mut best: Option<(usize, E)> = None;
+    for (index, &x) in lane.iter().enumerate() {
+        if !x.is_nan() && best.is_none_or(|(_, min)| x < min) {
+            best = Some((index, x));
+        }
+    }
+    best.map_or(0, |(index, _)| index)
 }

@@ -1,5 +1,7 @@
 //! The ndarray tensor primitive: a shared, possibly strided array, so clones, transposes and narrows copy nothing.
 
+use std::borrow::Cow;
+
 use ndarray::{ArcArrayD, ArrayD, ArrayViewD, IxDyn, NdFloat, ShapeError};
 
 use crate::dtype::{self, DType};
@@ -91,6 +93,21 @@ macro_rules! with_array {
 }
 pub(super) use with_array;
 
+/// `$body` with `E` naming the element type a tensor of `$dtype` computes in: for the ops that build a float tensor
+/// from int or bool ones.
+macro_rules! with_element {
+    ($dtype:expr, $body:expr) => {
+        if $dtype == $crate::DType::F64 {
+            type E = f64;
+            $body
+        } else {
+            type E = f32;
+            $body
+        }
+    };
+}
+pub(super) use with_element;
+
 impl NdArrayTensor {
     /// An op's output array as a tensor of `dtype`, rounded to it; ops only build arrays of rank 1 or more.
     pub(super) fn output<E: Element>(dtype: DType, mut array: ArrayD<E>) -> Self {
@@ -100,7 +117,8 @@ impl NdArrayTensor {
         Self { values: E::store(array.into_shared()), dtype }
     }
 
-    /// A tensor of `dtype` over a shared array whose values it already holds (a view of another tensor).
+    /// A tensor of `dtype` over an array whose values it already holds, so nothing is rounded: a view of another
+    /// tensor, its values copied, or values every dtype holds (0 and 1).
     pub(super) fn shared_as<E: Element>(dtype: DType, array: ArcArrayD<E>) -> Self {
         Self { values: E::store(array), dtype }
     }
@@ -275,6 +293,17 @@ pub(super) fn row_major_values<T: Copy>(op: &'static str, array: &ArcArrayD<T>) 
         return memory::try_copy(op, row_major);
     }
     row_major_converted(op, array, |value| value)
+}
+
+/// The elements of `view` in row-major order as one slice: its own buffer when it is in standard layout, else a
+/// fallible copy. How the ops that walk an operand by offsets (indexing, windows) read it.
+pub(super) fn row_major<'a, T: Copy>(op: &'static str, view: ArrayViewD<'a, T>) -> Result<Cow<'a, [T]>> {
+    if let Some(row_major) = view.to_slice() {
+        return Ok(Cow::Borrowed(row_major));
+    }
+    let mut values = memory::try_vec(op, view.len())?;
+    values.extend(view.iter().copied());
+    Ok(Cow::Owned(values))
 }
 
 /// The elements of an array in row-major order, each converted by `convert`.

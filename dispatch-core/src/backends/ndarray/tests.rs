@@ -1,10 +1,11 @@
-//! Internals of the ndarray backend: layout ops share storage instead of copying, and the device's names.
+//! Internals of the ndarray backend: layout ops share storage instead of copying, kernels read strided views, and
+//! the device's names.
 
 use ndarray::ArrayD;
 
 use super::{NdArray, NdArrayDevice, NdArrayTensor};
-use crate::backend::Backend;
-use crate::error::{Error, RankRule};
+use crate::backend::{Backend, Conv2dOptions, Window2d};
+use crate::error::{Error, RankRule, Result};
 use crate::shape::Shape;
 
 fn matrix() -> NdArrayTensor {
@@ -31,6 +32,20 @@ fn reshape_of_a_transposed_tensor_copies_into_row_major_order() {
 }
 
 #[test]
+fn flip_is_a_view_that_every_reader_takes() {
+    let x = matrix();
+    let flipped = NdArray::flip(&x, vec![0, 1, 1]).unwrap();
+    // Axis 1 named twice is reversed once; the last element of the buffer comes first.
+    assert_eq!(flipped.view().unwrap().as_ptr(), x.view().unwrap().as_ptr().wrapping_add(5));
+    assert_eq!(flipped.to_vec().unwrap(), [5.0, 4.0, 3.0, 2.0, 1.0, 0.0]);
+    // Negative strides through matrixmultiply: [[5, 4, 3], [2, 1, 0]] times its transpose.
+    let product = NdArray::matmul(&flipped, &NdArray::swap_dims(&flipped, 0, 1).unwrap()).unwrap();
+    assert_eq!(product.to_vec().unwrap(), [50.0, 14.0, 14.0, 5.0]);
+    let flat = NdArray::reshape(&NdArray::flip(&x, vec![1]).unwrap(), Shape::new([6])).unwrap();
+    assert_eq!(flat.to_vec().unwrap(), [2.0, 1.0, 0.0, 5.0, 4.0, 3.0]);
+}
+
+#[test]
 fn from_array_rejects_rank_zero() {
     let scalar = NdArrayTensor::from_array(ArrayD::zeros(ndarray::IxDyn(&[])));
     assert!(matches!(scalar, Err(Error::UnexpectedRank { expected: RankRule::AtLeast(1), .. })), "{scalar:?}");
@@ -45,4 +60,69 @@ fn the_device_is_named_cpu() {
     let error = "gpu".parse::<NdArrayDevice>().unwrap_err();
     assert_eq!(error.choices(), ["cpu"]);
     assert_eq!(NdArray::name(), "ndarray");
+}
+
+/// A tensor of `dims` whose axes are reversed in memory (a permuted view, far from row-major), and its row-major
+/// copy.
+fn strided_and_copy(dims: &[usize]) -> (NdArrayTensor, NdArrayTensor) {
+    let count = dims.iter().product::<usize>();
+    let values = (0..count).map(|i| ((i * 7) % 11) as f32 - 5.0).collect();
+    let reversed: Vec<usize> = dims.iter().rev().copied().collect();
+    let base = NdArray::from_vec(values, Shape::new(reversed), &NdArrayDevice).unwrap();
+    let strided = NdArray::permute(&base, (0..dims.len()).rev().collect()).unwrap();
+    assert!(!strided.view().unwrap().is_standard_layout());
+    let copy = NdArray::from_vec(strided.to_vec().unwrap(), Shape::new(dims), &NdArrayDevice).unwrap();
+    (strided, copy)
+}
+
+fn same_values(strided: Result<NdArrayTensor>, copy: Result<NdArrayTensor>) {
+    assert_eq!(strided.unwrap().to_vec().unwrap(), copy.unwrap().to_vec().unwrap());
+}
+
+#[test]
+fn kernels_read_a_strided_view_as_its_row_major_copy() {
+    let (image, image_copy) = strided_and_copy(&[2, 4, 5, 6]);
+    let window = Window2d::new([2, 3]).stride([2, 1]).padding([1, 1]).dilation([1, 2]);
+    same_values(NdArray::unfold2d(&image, window, 0.5), NdArray::unfold2d(&image_copy, window, 0.5));
+    same_values(NdArray::max_pool2d(&image, window), NdArray::max_pool2d(&image_copy, window));
+    let indices = [&image, &image_copy].map(|image| NdArray::max_pool2d_indices(image, window).unwrap());
+    assert_eq!(indices[0].to_vec().unwrap(), indices[1].to_vec().unwrap());
+    same_values(NdArray::avg_pool2d(&image, window), NdArray::avg_pool2d(&image_copy, window));
+    same_values(NdArray::adaptive_avg_pool2d(&image, [3, 4]), NdArray::adaptive_avg_pool2d(&image_copy, [3, 4]));
+    let (columns, columns_copy) = strided_and_copy(&[2, 24, 12]);
+    same_values(NdArray::fold2d(&columns, 5, 6, window), NdArray::fold2d(&columns_copy, 5, 6, window));
+    let options = Conv2dOptions { stride: [2, 1], padding: [1, 0], dilation: [1, 2], groups: 2, ..Default::default() };
+    let (filters, filters_copy) = strided_and_copy(&[6, 2, 2, 3]);
+    same_values(NdArray::conv2d(&image, &filters, options), NdArray::conv2d(&image_copy, &filters_copy, options));
+    let (transposed, transposed_copy) = strided_and_copy(&[4, 3, 2, 3]);
+    same_values(
+        NdArray::conv_transpose2d(&image, &transposed, options),
+        NdArray::conv_transpose2d(&image_copy, &transposed_copy, options),
+    );
+}
+
+#[test]
+fn index_and_reduce_ops_read_a_strided_view_as_its_row_major_copy() {
+    let (cube, cube_copy) = strided_and_copy(&[3, 4, 5]);
+    let picks = NdArray::int_from_vec(vec![3, 0, 3], Shape::new([3]), &NdArrayDevice).unwrap();
+    same_values(NdArray::index_select(&cube, 1, &picks), NdArray::index_select(&cube_copy, 1, &picks));
+    let (added, added_copy) = strided_and_copy(&[3, 3, 5]);
+    same_values(NdArray::select_add(&cube, 1, &picks, &added), NdArray::select_add(&cube_copy, 1, &picks, &added_copy));
+    let lanes = NdArray::int_from_vec((0..36).map(|i| (i * 5) % 4).collect(), Shape::new([3, 4, 3]), &NdArrayDevice);
+    let lanes = lanes.unwrap();
+    same_values(NdArray::gather(&cube, 2, &lanes), NdArray::gather(&cube_copy, 2, &lanes));
+    let (source, source_copy) = strided_and_copy(&[3, 4, 3]);
+    same_values(
+        NdArray::scatter_add(&cube, 2, &lanes, &source),
+        NdArray::scatter_add(&cube_copy, 2, &lanes, &source_copy),
+    );
+    let (table, table_copy) = strided_and_copy(&[6, 4]);
+    same_values(NdArray::embedding(&table, &lanes), NdArray::embedding(&table_copy, &lanes));
+    for axis in 0..3 {
+        same_values(NdArray::max_dim(&cube, axis), NdArray::max_dim(&cube_copy, axis));
+        same_values(NdArray::min_dim(&cube, axis), NdArray::min_dim(&cube_copy, axis));
+        same_values(NdArray::prod_dim(&cube, axis), NdArray::prod_dim(&cube_copy, axis));
+        let argmin = [&cube, &cube_copy].map(|cube| NdArray::argmin(cube, axis).unwrap().to_vec().unwrap());
+        assert_eq!(argmin[0], argmin[1]);
+    }
 }

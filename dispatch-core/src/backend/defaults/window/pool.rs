@@ -2,11 +2,9 @@
 //! windows. The window ops follow PyTorch's rules: the batch may be empty, the channels and the plane may not, and
 //! the padding is at most half the kernel.
 
-use std::ops::Range;
-
 use crate::backend::Backend;
 use crate::backend::defaults::{HostFloat, in_host_float};
-use crate::backend::window::{Window2d, check_planes, dims4, product};
+use crate::backend::window::{Window2d, adaptive_cells, adaptive_pool2d_geometry, dims4, pool2d_geometry, product};
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::shape::Shape;
@@ -38,23 +36,6 @@ pub fn max_pool2d_indices<B: Backend>(input: &B::FloatTensor, window: Window2d) 
     })
 }
 
-/// The output size of a pooling window over `input`, or why PyTorch refuses it.
-fn pooled_size(op: &'static str, input: &Shape, window: &Window2d) -> Result<[usize; 4]> {
-    let [n, c, h, w] = check_planes(op, input)?;
-    window.check_pool_padding(op)?;
-    let [oh, ow] = window.output_size(op, [h, w])?;
-    Ok([n, c, oh, ow])
-}
-
-/// The taps `i` (of `kernel`) that read a cell of an input `input` long rather than its padding, for the window
-/// starting at cell `start` of the padded input: one run, since the cell `start + i * dilation - padding` grows
-/// with `i`. No overflow: every cell is below the padded input's size, which fits.
-fn taps_in_input(start: usize, kernel: usize, dilation: usize, padding: usize, input: usize) -> Range<usize> {
-    let first = padding.saturating_sub(start).div_ceil(dilation).min(kernel);
-    let end = (input + padding).saturating_sub(start).div_ceil(dilation).min(kernel);
-    first..end.max(first)
-}
-
 /// `[n, c, oh, ow]` outputs, one per window: `output` of the window's first largest tap (flat index in its plane,
 /// and value), `None` if the window covers only padding. Only the taps in the input are
 /// visited, so a huge kernel over a small input costs what the input does.
@@ -65,24 +46,22 @@ fn window_maxima<B: Backend, T: HostFloat, O>(
     mut output: impl FnMut(Option<(usize, T)>) -> Result<O>,
 ) -> Result<(Vec<O>, Shape)> {
     let shape = B::shape(input);
-    let [n, c, oh, ow] = pooled_size(op, &shape, &window)?;
+    let [n, c, oh, ow] = pool2d_geometry(op, &shape, &window)?;
     let [_, _, h, w] = dims4(op, "an input", &shape)?;
     let output_shape = Shape::new([n, c, oh, ow]);
-    output_shape.check_tensor_shape(op)?;
     let values = T::read::<B>(input)?;
     let mut outputs = memory::try_vec(op, output_shape.num_elements())?;
-    let (Window2d { kernel, stride, padding, dilation }, plane) = (window, product(op, "a plane", &[h, w])?);
     // Not empty: `check_planes` refused empty planes.
-    for plane in values.chunks_exact(plane) {
+    for plane in values.chunks_exact(product(op, "a plane", &[h, w])?) {
         for y in 0..oh {
-            let rows = taps_in_input(y * stride[0], kernel[0], dilation[0], padding[0], h);
+            let rows = window.taps_in_input(0, y, h);
             for x in 0..ow {
-                let columns = taps_in_input(x * stride[1], kernel[1], dilation[1], padding[1], w);
+                let columns = window.taps_in_input(1, x, w);
                 let mut best: Option<(usize, T)> = None;
                 for i in rows.clone() {
-                    let row = y * stride[0] + i * dilation[0] - padding[0];
+                    let row = window.cell(0, y, i);
                     for j in columns.clone() {
-                        let at = row * w + x * stride[1] + j * dilation[1] - padding[1];
+                        let at = row * w + window.cell(1, x, j);
                         let value = plane[at];
                         let wins = match best {
                             None => true,
@@ -103,7 +82,7 @@ fn window_maxima<B: Backend, T: HostFloat, O>(
 /// `unfold2d` with zeros in the padding, then the mean of each window (padding counted, as PyTorch's default).
 pub fn avg_pool2d<B: Backend>(input: &B::FloatTensor, window: Window2d) -> Result<B::FloatTensor> {
     let op = "avg_pool2d";
-    let [n, c, oh, ow] = pooled_size(op, &B::shape(input), &window)?;
+    let [n, c, oh, ow] = pool2d_geometry(op, &B::shape(input), &window)?;
     let taps = product(op, "the window's taps", &window.kernel)?;
     let positions = product(op, "the output positions", &[oh, ow])?;
     let columns = B::unfold2d(input, window, 0.0)?;
@@ -116,10 +95,10 @@ pub fn avg_pool2d<B: Backend>(input: &B::FloatTensor, window: Window2d) -> Resul
 fn averaging_matrix(op: &'static str, output: usize, input: usize) -> Result<Vec<f64>> {
     let mut matrix = memory::try_filled(op, product(op, "an averaging matrix", &[output, input])?, 0.0)?;
     for cell in 0..output {
-        // At most `output * input`, which fits.
-        let (start, end) = (cell * input / output, ((cell + 1) * input).div_ceil(output));
-        for column in start..end {
-            matrix[cell * input + column] = 1.0 / (end - start) as f64;
+        let cells = adaptive_cells(cell, output, input);
+        let share = 1.0 / cells.len() as f64;
+        for column in cells {
+            matrix[cell * input + column] = share;
         }
     }
     Ok(matrix)
@@ -130,14 +109,9 @@ fn averaging_matrix(op: &'static str, output: usize, input: usize) -> Result<Vec
 /// 0 included.
 pub fn adaptive_avg_pool2d<B: Backend>(input: &B::FloatTensor, output: [usize; 2]) -> Result<B::FloatTensor> {
     let op = "adaptive_avg_pool2d";
-    let shape = B::shape(input);
-    let [n, c, h, w] = dims4(op, "an input [batch, channels, height, width]", &shape)?;
-    if h == 0 || w == 0 {
-        return Err(Error::unexpected_shape(op, "an input with rows and columns", &shape));
-    }
+    let [n, c, h, w] = adaptive_pool2d_geometry(op, &B::shape(input), output)?;
     let [oh, ow] = output;
     let output_shape = Shape::new([n, c, oh, ow]);
-    output_shape.check_tensor_shape(op)?;
     if output_shape.num_elements() == 0 {
         // No window to average. The input narrowed to no rows has no elements either, and keeps it in the graph
         // (its gradient: zeros).
