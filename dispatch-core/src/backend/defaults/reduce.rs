@@ -67,10 +67,21 @@ pub fn layer_norm<B: Backend>(
     let (input, gamma_of, beta_of) = (of(tensor), of(gamma), of(beta));
     let (axis, _) =
         layer_norm_axis("layer_norm", (&input.0, input.1), (&gamma_of.0, gamma_of.1), (&beta_of.0, beta_of.1))?;
+    let (centred, deviation) = centred_and_deviation::<B>(tensor, axis, eps)?;
+    B::add(&B::mul(&B::div(&centred, &deviation)?, gamma)?, beta)
+}
+
+/// `x - mean` and `sqrt(var + eps)` along `axis`, through the backend's own ops: what `layer_norm`'s default and its
+/// backward rule both compute from the input.
+pub(crate) fn centred_and_deviation<B: Backend>(
+    tensor: &B::FloatTensor,
+    axis: usize,
+    eps: f64,
+) -> Result<(B::FloatTensor, B::FloatTensor)> {
     let centred = B::sub(tensor, &B::mean_dim(tensor, axis)?)?;
     let variance = B::mean_dim(&B::mul(&centred, &centred)?, axis)?;
-    let normalised = B::div(&centred, &B::sqrt(&B::add_scalar(&variance, eps)?)?)?;
-    B::add(&B::mul(&normalised, gamma)?, beta)
+    let deviation = B::sqrt(&B::add_scalar(&variance, eps)?)?;
+    Ok((centred, deviation))
 }
 
 /// The largest or smallest entry of each lane along `axis`, NaN where the lane holds NaN.

@@ -1,6 +1,7 @@
 //! Reductions: their backward spreads the gradient of each reduced slice back over the slice.
 
 use crate::backend::BaseBackend;
+use crate::backend::defaults::centred_and_deviation;
 use crate::backends::autodiff::broadcast::{expand_to_shape, reduce_to_shape};
 use crate::backends::autodiff::rules::comparison::ones_where;
 use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
@@ -76,9 +77,8 @@ pub fn layer_norm<B: BaseBackend>(
         let width_shape = B::shape(&g);
         move |gradient| {
             let axis = B::shape(&x).rank() - 1;
-            let centred = B::sub(&x, &B::mean_dim(&x, axis)?)?;
-            let variance = B::mean_dim(&B::mul(&centred, &centred)?, axis)?;
-            let reciprocal = B::recip(&B::sqrt(&B::add_scalar(&variance, eps)?)?)?;
+            let (centred, deviation) = centred_and_deviation::<B>(&x, axis, eps)?;
+            let reciprocal = B::recip(&deviation)?;
             let normalised = B::mul(&centred, &reciprocal)?;
             let input_gradient = gradient_if(x_tracked, || {
                 let scaled = B::mul(&gradient, &g)?;
