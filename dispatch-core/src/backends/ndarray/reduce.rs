@@ -63,7 +63,8 @@ fn log_softmax_lanes<E: Element>(array: &ArcArrayD<E>, axis: usize) -> ArrayD<E>
 /// (two passes over the row, which is in cache, rather than the less accurate `E[x²] - E[x]²`), then the output
 /// written in place. The centred value is divided by the deviation, as the default and candle's kernel do: a
 /// multiplication by its reciprocal rounds differently in most entries, and training carries that from step to step
-/// (the main job's devices drifted 1.1e-2 apart by step 285 with it, 9e-6 without). `eps` is rounded to the tensor's dtype first, as a scalar operand is everywhere.
+/// (the main job's devices drifted 1.1e-2 apart by step 285 with it, 9e-6 without). `eps` is rounded to the
+/// tensor's dtype first, as a scalar operand is everywhere.
 pub(super) fn layer_norm(
     tensor: &NdArrayTensor,
     gamma: &NdArrayTensor,
