@@ -44,7 +44,7 @@ const LEARNING_RATE: f64 = 3e-3;
 const SEED: u64 = 7;
 /// The losses of two devices at the same step, relative. Backends sum in different orders, and training carries
 /// those f32 last-bit differences through every step, where they grow: the first losses agree to the last digit
-/// printed, and the largest gap over 300 steps has measured 9e-6 to 1.8e-4 as the code and the corpus changed. How
+/// printed, and the largest gap over 300 steps has measured 6e-6 to 1.8e-4 as the code and the corpus changed. How
 /// far it grows depends on how alike the backends round: a kernel that rounded differently in most entries (one
 /// multiplying by a reciprocal where the other divided) once took it to 1.1e-2 by step 285, from 1e-7 at step 30.
 /// A wrong op, a missing term or a cut graph is off by far more than this from the first steps on.

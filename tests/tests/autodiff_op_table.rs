@@ -83,11 +83,20 @@ fn every_float_op_on_tracked_operands_records_a_graph() {
         }
     }
     // The ops these operands do not fit (1-D int indices against a rank-4 tensor, `low == high`, a length-1 line,
-    // `[width]` parameters):
-    // each has gradient tests of its own. A new op must fit the operands or join this list.
+    // `[rows, classes]` logits, `[width]` parameters): each has gradient tests of its own. A new op must fit the
+    // operands or join this list.
     let unsampled_ops: Vec<&str> = unsampled.iter().map(|(op, _)| *op).collect();
-    let expected =
-        ["random_uniform", "gather", "scatter_add", "embedding", "one_hot", "layer_norm", "fold2d", "conv1d"];
+    let expected = [
+        "random_uniform",
+        "gather",
+        "scatter_add",
+        "embedding",
+        "one_hot",
+        "cross_entropy",
+        "layer_norm",
+        "fold2d",
+        "conv1d",
+    ];
     assert_eq!(unsampled_ops, expected, "{unsampled:#?}");
     assert!(checked > 50, "only {checked} float ops were checked");
 }

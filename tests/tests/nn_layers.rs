@@ -113,7 +113,7 @@ fn bad_input_is_a_typed_error<B: Backend>(device: &B::Device) {
     let error = cross_entropy(&logits, &ints(&[0, 1, 2], &[3], device)).unwrap_err();
     assert!(matches!(error, Error::ShapeMismatch { op: "cross_entropy", .. }), "{error}");
     let error = cross_entropy(&logits, &ints(&[0, 3], &[2], device)).unwrap_err();
-    assert!(matches!(error, Error::IndexOutOfRange { op: "gather", index: 3, len: 3 }), "{error}");
+    assert!(matches!(error, Error::IndexOutOfRange { op: "cross_entropy", index: 3, len: 3 }), "{error}");
     let error = cross_entropy(&Tensor::<B>::zeros([6], DType::F32, device).unwrap(), &ints(&[0], &[1], device));
     assert!(matches!(error, Err(Error::UnexpectedRank { op: "cross_entropy", .. })), "{error:?}");
     let embedding = Embedding::<B>::new(3, 2, 0.02, 0, DType::F32, device).unwrap();

@@ -55,6 +55,19 @@ pub fn softmax<B: Backend>(o: &Operands<B>) -> Floats<B> {
     along_axis(o, B::softmax)
 }
 
+/// Rows of `matrix` against targets repeated and out of order, rows of `ties` against targets that tie; then a
+/// target outside the classes, logits of rank 3, and targets for another number of rows.
+pub fn cross_entropy<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    vec![
+        B::cross_entropy(&o.matrix, &o.picks),
+        B::cross_entropy(&o.ties, &o.bad_picks),
+        // Target 3 of 3 classes.
+        B::cross_entropy(&o.pair, &o.bad_picks),
+        B::cross_entropy(&o.cube, &o.picks),
+        B::cross_entropy(&o.matrix, &o.bad_picks),
+    ]
+}
+
 pub fn max_dim<B: Backend>(o: &Operands<B>) -> Floats<B> {
     along_axis(o, B::max_dim)
 }

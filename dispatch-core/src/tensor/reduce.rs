@@ -41,6 +41,12 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::softmax(&self.primitive, axis))
     }
 
+    /// The mean cross-entropy of these logits (`[rows, classes]`) against int class ids `targets` (`[rows]`):
+    /// `-mean(log_softmax(self)[row, target])`, shape `[1]`. A target outside `0..classes` is an `Err`.
+    pub fn cross_entropy(&self, targets: &IntTensor<B>) -> Result<Self> {
+        Self::wrap(B::cross_entropy(&self.primitive, targets.primitive()))
+    }
+
     /// The index of the largest entry along `axis` (the first on ties), keeping the axis with size 1.
     pub fn argmax(&self, axis: usize) -> Result<IntTensor<B>> {
         IntTensor::wrap(B::argmax(&self.primitive, axis))

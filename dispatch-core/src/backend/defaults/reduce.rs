@@ -1,5 +1,5 @@
-//! Reduction defaults: argmin, extremes, products on the host; softmax, layer_norm, max, min and var_dim composed
-//! from the backend's own ops.
+//! Reduction defaults: argmin, extremes, products on the host; softmax, cross_entropy, layer_norm, max, min and
+//! var_dim composed from the backend's own ops.
 
 use super::{lanes, values_like};
 use crate::backend::Backend;
@@ -32,6 +32,34 @@ pub fn argmin<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::Int
 /// `exp(log_softmax(x))`, through the backend's own ops: on `Autodiff`, through its differentiable ones.
 pub fn softmax<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::FloatTensor> {
     B::exp(&B::log_softmax(tensor, axis)?)
+}
+
+/// `rows` and `classes` of a `cross_entropy` call: `logits` must be `[rows, classes]` and `targets` `[rows]`. The
+/// checks every backend makes first, so bad input is the same error everywhere.
+pub(crate) fn cross_entropy_rows(op: &'static str, logits: &Shape, targets: &Shape) -> Result<(usize, usize)> {
+    let &[rows, classes] = logits.dims() else {
+        return Err(Error::unexpected_rank(op, "logits [rows, classes]", RankRule::Exactly(2), logits));
+    };
+    if targets.dims() != [rows] {
+        return Err(Error::shape_mismatch(op, &Shape::new([rows]), targets));
+    }
+    Ok((rows, classes))
+}
+
+/// A target outside the classes, reported by the op the user called rather than the `gather` it was composed from.
+pub(crate) fn as_cross_entropy_error(error: Error) -> Error {
+    match error {
+        Error::IndexOutOfRange { index, len, .. } => Error::IndexOutOfRange { op: "cross_entropy", index, len },
+        other => other,
+    }
+}
+
+/// `-mean(gather(log_softmax(logits), targets))`, through the backend's own ops.
+pub fn cross_entropy<B: Backend>(logits: &B::FloatTensor, targets: &B::IntTensor) -> Result<B::FloatTensor> {
+    let (rows, _) = cross_entropy_rows("cross_entropy", &B::shape(logits), &B::int_shape(targets))?;
+    let column = B::int_reshape(targets, Shape::new([rows, 1]))?;
+    let picked = B::gather(&B::log_softmax(logits, 1)?, 1, &column).map_err(as_cross_entropy_error)?;
+    B::neg(&B::mean(&picked)?)
 }
 
 /// The last axis of a `layer_norm` input and its size, once `gamma` and `beta` are known to be `[width]` of the

@@ -35,9 +35,14 @@ macro_rules! __ops_reduce {
             /// `len - correction` rather than `len` (0 for the population variance, 1 for the unbiased estimate).
             /// By default composed from `mean_dim`, `sub`, `mul` and `sum_dim`.
             fn var_dim(tensor: Float, axis: usize, correction: usize) -> Float = var_dim, composed;
-            /// `exp(x) / sum(exp(x))` along `axis`. By default `exp(log_softmax(x))`, composed from this backend's
-            /// own ops (so differentiable wherever they are); a backend may fuse it.
-            fn softmax(tensor: Float, axis: usize) -> Float = softmax, composed;
+            /// `exp(x) / sum(exp(x))` along `axis`, computed stably (the max is subtracted first). By default
+            /// `exp(log_softmax(x))`; its backward rule is closed-form, `y (dy - sum(dy y))`, one node in the graph.
+            fn softmax(tensor: Float, axis: usize) -> Float = softmax, tracked;
+            /// The mean cross-entropy of `logits` (`[rows, classes]`) against int class ids `targets` (`[rows]`):
+            /// `-mean(log_softmax(logits)[row, target])`, as a tensor of shape `[1]`. A target outside
+            /// `0..classes` is an `Err`. By default composed from `log_softmax`, `gather` and `mean`; its backward
+            /// rule is closed-form, `(softmax(logits) - one_hot(targets)) dy / rows`.
+            fn cross_entropy(logits: Float, targets: Int) -> Float = cross_entropy, tracked;
             /// Layer normalisation over the last axis, `(x - mean) / sqrt(var + eps) * gamma + beta`, with the
             /// population variance (as PyTorch's `layer_norm`); `gamma` and `beta` are `[width]`, the last axis's
             /// size. By default composed from `mean_dim`, `sub`, `mul`, `add_scalar`, `sqrt`, `div` and `add`; its

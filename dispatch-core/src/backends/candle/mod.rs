@@ -246,6 +246,14 @@ impl Backend for Candle {
         reduce::log_softmax(tensor, axis)
     }
 
+    fn softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+        reduce::softmax(tensor, axis)
+    }
+
+    fn cross_entropy(logits: &Tensor, targets: &Tensor) -> Result<Tensor> {
+        reduce::cross_entropy(logits, targets)
+    }
+
     fn layer_norm(tensor: &Tensor, gamma: &Tensor, beta: &Tensor, eps: f64) -> Result<Tensor> {
         reduce::layer_norm(tensor, gamma, beta, eps)
     }

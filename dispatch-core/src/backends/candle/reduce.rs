@@ -5,10 +5,11 @@ use candle_core::{DType, Tensor};
 use super::elementwise::Extreme;
 use super::elementwise::scalar_for;
 use super::error::{OrBackend, check_same_device, dtype_of, float_dtype};
-use super::indices::{constant, counting, float_constant};
+use super::index::gather;
+use super::indices::{check_in_range, constant, counting, float_constant};
 use super::layout::shape_of;
 use super::memory::{check_output, check_output_like, filled};
-use crate::backend::defaults::{EMPTY_AXIS, layer_norm_axis};
+use crate::backend::defaults::{EMPTY_AXIS, as_cross_entropy_error, cross_entropy_rows, layer_norm_axis};
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 
@@ -52,6 +53,35 @@ pub(super) fn log_softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
         shifted.broadcast_sub(&log_sum_exp)
     };
     stable().or_backend("log_softmax")
+}
+
+/// `exp(x - max) / Σ exp(x - max)`, the same order of operations as the ndarray backend.
+pub(super) fn softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+    float_dtype("softmax", tensor)?;
+    shape_of(tensor).check_axis("softmax", axis)?;
+    check_output_like("softmax", tensor)?;
+    if tensor.elem_count() == 0 {
+        // candle's max refuses empty tensors; there is nothing to normalise.
+        return Ok(tensor.clone());
+    }
+    let stable = || {
+        let exp = tensor.broadcast_sub(&tensor.max_keepdim(axis)?)?.exp()?;
+        exp.broadcast_div(&exp.sum_keepdim(axis)?)
+    };
+    stable().or_backend("softmax")
+}
+
+/// `-mean(gather(log_softmax(logits), targets))` from candle's kernels: the same values as the composition, with
+/// the targets checked first so that one outside the classes is named by this op.
+pub(super) fn cross_entropy(logits: &Tensor, targets: &Tensor) -> Result<Tensor> {
+    let op = "cross_entropy";
+    float_dtype(op, logits)?;
+    let (rows, classes) = cross_entropy_rows(op, &shape_of(logits), &shape_of(targets))?;
+    check_same_device(op, logits, targets)?;
+    check_in_range(op, targets, classes)?;
+    let column = targets.reshape((rows, 1)).or_backend(op)?;
+    let picked = gather(&log_softmax(logits, 1)?, 1, &column).map_err(as_cross_entropy_error)?;
+    mean(&picked)?.neg().or_backend(op)
 }
 
 /// Normalised over the last axis in the tensor's dtype, or in f32 for F16 and BF16 and rounded once at the end, as

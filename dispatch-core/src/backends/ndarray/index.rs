@@ -17,7 +17,7 @@ use crate::shape::Shape;
 
 /// Each index of `indices`, in row-major order, as a position along an axis of `len` entries; the first one out
 /// of range is an [`Error::IndexOutOfRange`].
-fn positions(op: &'static str, indices: &ArcArrayD<i64>, len: usize) -> Result<Vec<usize>> {
+pub(super) fn positions(op: &'static str, indices: &ArcArrayD<i64>, len: usize) -> Result<Vec<usize>> {
     let mut positions = memory::try_vec(op, indices.len())?;
     for &index in indices {
         let position = usize::try_from(index).ok().filter(|&position| position < len);

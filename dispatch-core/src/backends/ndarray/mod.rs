@@ -398,6 +398,14 @@ impl Backend for NdArray {
         reduce::log_softmax(tensor, axis)
     }
 
+    fn softmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+        reduce::softmax(tensor, axis)
+    }
+
+    fn cross_entropy(logits: &NdArrayTensor, targets: &NdArrayIntTensor) -> Result<NdArrayTensor> {
+        reduce::cross_entropy(logits, targets)
+    }
+
     fn layer_norm(
         tensor: &NdArrayTensor,
         gamma: &NdArrayTensor,

@@ -4,12 +4,14 @@
 
 use ndarray::{ArcArrayD, ArrayD, ArrayView1, Axis, IxDyn};
 
+use super::index::positions;
 use super::int_bool::NdArrayIntTensor;
 use super::tensor::{Element, NdArrayTensor, check_output, row_major, with_array};
-use crate::backend::defaults::{EMPTY_AXIS, layer_norm_axis};
+use crate::backend::defaults::{EMPTY_AXIS, cross_entropy_rows, layer_norm_axis};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::math;
+use crate::memory;
 use crate::shape::Shape;
 
 pub(super) fn sum(tensor: &NdArrayTensor) -> NdArrayTensor {
@@ -57,6 +59,56 @@ fn log_softmax_lanes<E: Element>(array: &ArcArrayD<E>, axis: usize) -> ArrayD<E>
         lane.mapv_inplace(|shifted| shifted - log_sum_exp);
     }
     output
+}
+
+/// `exp(x - max) / Σ exp(x - max)` per lane, the same order of operations as the candle backend.
+pub(super) fn softmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+    let shape = tensor.shape();
+    shape.check_axis("softmax", axis)?;
+    with_array!(tensor, |array| {
+        check_output::<E>("softmax", shape.num_elements())?;
+        Ok(NdArrayTensor::output(tensor.dtype(), softmax_lanes(array, axis)))
+    })
+}
+
+fn softmax_lanes<E: Element>(array: &ArcArrayD<E>, axis: usize) -> ArrayD<E> {
+    let mut output = array.as_standard_layout().into_owned();
+    for mut lane in output.lanes_mut(Axis(axis)) {
+        let Some(max) = lane_max(lane.view()) else { continue };
+        lane.mapv_inplace(|x| (x - max).exp());
+        let total = lane.iter().fold(E::zero(), |sum, &x| sum + x);
+        lane.mapv_inplace(|exp| exp / total);
+    }
+    output
+}
+
+/// One pass per row: the target's log-probability, `(x[target] - max) - log Σ exp(x - max)`, the very value
+/// `log_softmax` puts there, without the `[rows, classes]` output; then their mean, summed as `mean` sums, negated.
+/// Every target is checked before any work.
+pub(super) fn cross_entropy(logits: &NdArrayTensor, targets: &NdArrayIntTensor) -> Result<NdArrayTensor> {
+    let op = "cross_entropy";
+    let (rows, classes) = cross_entropy_rows(op, &logits.shape(), &targets.shape())?;
+    let targets = positions(op, targets.array(), classes)?;
+    with_array!(logits, |array| {
+        let values = row_major(op, array.view())?;
+        let mut picked = memory::try_vec::<E>(op, rows)?;
+        // No classes means no rows: a row would have had a target out of range.
+        if classes > 0 {
+            for (row, &target) in values.chunks_exact(classes).zip(&targets) {
+                picked.push(picked_log_probability(row, target));
+            }
+        }
+        let picked = ndarray::Array1::from(picked);
+        Ok(scalar(logits, -(picked.sum() * reciprocal::<E>(rows))))
+    })
+}
+
+/// `log_softmax(row)[target]`, in `log_softmax_lanes`'s order of operations.
+fn picked_log_probability<E: Element>(row: &[E], target: usize) -> E {
+    // `target` was checked against the row's length.
+    let (Some(max), Some(&picked)) = (lane_max(ArrayView1::from(row)), row.get(target)) else { return E::nan() };
+    let log_sum_exp = row.iter().map(|&x| (x - max).exp()).fold(E::zero(), |sum, x| sum + x).ln();
+    (picked - max) - log_sum_exp
 }
 
 /// Each row of the last axis normalised in one sweep over a row-major copy: its mean, its variance about that mean

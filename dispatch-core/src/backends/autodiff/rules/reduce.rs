@@ -1,7 +1,7 @@
 //! Reductions: their backward spreads the gradient of each reduced slice back over the slice.
 
 use crate::backend::BaseBackend;
-use crate::backend::defaults::centred_and_deviation;
+use crate::backend::defaults::{centred_and_deviation, cross_entropy_rows};
 use crate::backends::autodiff::broadcast::{expand_to_shape, reduce_to_shape};
 use crate::backends::autodiff::rules::comparison::ones_where;
 use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
@@ -56,6 +56,35 @@ pub fn log_softmax<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Re
             let softmax = B::exp(&output)?;
             let total = B::sum_dim(&gradient, axis)?;
             B::sub(&gradient, &B::mul(&softmax, &total)?)
+        }
+    }))
+}
+
+/// For `y = softmax(x)` along `axis`: `dx = y (dy - Σ dy y)`, from the output alone (the composed
+/// `exp(log_softmax(x))` kept two nodes and both their outputs).
+pub fn softmax<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
+    let output = B::softmax(input.primitive(), axis)?;
+    Ok(AutodiffTensor::unary("softmax", input, output, |output| {
+        let output = output.clone();
+        move |gradient| {
+            let total = B::sum_dim(&B::mul(&gradient, &output)?, axis)?;
+            B::mul(&output, &B::sub(&gradient, &total)?)
+        }
+    }))
+}
+
+/// For the mean over rows of `-log softmax(x)[row, target]`: `dx = (softmax(x) - one_hot(targets)) dy / rows`, one
+/// node where the composition kept four (`log_softmax`, `gather`, `mean`, `neg`) and scattered the gradient back.
+/// Only the logits and targets are kept; the softmax is computed again from them.
+pub fn cross_entropy<B: BaseBackend>(logits: &AutodiffTensor<B>, targets: &B::IntTensor) -> Result<AutodiffTensor<B>> {
+    let output = B::cross_entropy(logits.primitive(), targets)?;
+    Ok(AutodiffTensor::unary("cross_entropy", logits, output, |_| {
+        let (x, targets) = (logits.primitive().clone(), targets.clone());
+        move |gradient| {
+            let (rows, classes) = cross_entropy_rows("cross_entropy", &B::shape(&x), &B::int_shape(&targets))?;
+            let picked = B::one_hot(&targets, classes, B::dtype(&x))?;
+            let difference = B::sub(&B::softmax(&x, 1)?, &picked)?;
+            B::mul(&difference, &B::mul_scalar(&gradient, 1.0 / rows as f64)?)
         }
     }))
 }
