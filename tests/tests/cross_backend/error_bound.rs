@@ -10,6 +10,7 @@ use crate::support::interpret::{Operands, apply};
 use crate::support::layer_norm_error;
 use crate::support::program::{Binary, Reduce, ReduceDim, Scalar, Step, Unary};
 use crate::support::reference::reduce::{lanes, unlanes};
+use crate::support::softmax_error::{self, softmax_lane};
 use crate::support::values::{Floats, Value, broadcast_position, count, precision_bits, unravel};
 use dispatch_core::DType;
 
@@ -19,7 +20,7 @@ pub fn unit_roundoff(dtype: DType) -> f64 {
 }
 
 /// Roundings a composite or transcendental function may make on top of its final one.
-fn roundings(op: Unary) -> f64 {
+pub fn roundings(op: Unary) -> f64 {
     match op {
         Unary::Sqrt | Unary::Recip => 1.0,
         Unary::Exp | Unary::Log | Unary::Tanh | Unary::Sin | Unary::Cos => 2.0,
@@ -120,6 +121,7 @@ pub fn propagate(step: &Step, input: &Value, error: &[f64], operands: &Operands,
             lane_error(*op, x, error, *axis, u)
         }
         Step::LayerNorm { .. } => layer_norm_error::forward(step, x, error, operands, y, u),
+        Step::CrossEntropy { .. } => softmax_error::cross_entropy_forward(x, error, &operands.ints[0], u),
         // Steps that move values, or pick one of several: their own op on the errors (all at least 0) carries them.
         Step::Reshape(_)
         | Step::Permute(_)
@@ -168,7 +170,7 @@ pub fn propagate(step: &Step, input: &Value, error: &[f64], operands: &Operands,
 }
 
 /// Variance and the softmaxes, lane by lane.
-fn lane_error(op: ReduceDim, x: &Floats, error: &[f64], axis: usize, u: f64) -> Vec<f64> {
+pub fn lane_error(op: ReduceDim, x: &Floats, error: &[f64], axis: usize, u: f64) -> Vec<f64> {
     let errors = lanes(&Floats { values: error.to_vec(), ..x.clone() }, axis);
     let per_lane: Vec<Vec<f64>> = lanes(x, axis)
         .iter()
@@ -184,20 +186,20 @@ fn lane_error(op: ReduceDim, x: &Floats, error: &[f64], axis: usize, u: f64) -> 
                     let carried: f64 = lane.iter().zip(errors).map(|(v, e)| 2.0 * (v - mean).abs() * e).sum::<f64>();
                     vec![carried / (n - correction as f64) + roundoff * spread]
                 }
+                // `exp(x - max) / Σ exp(x - max)`, as both backends compute it: relative errors, derived there.
+                ReduceDim::Softmax => {
+                    let (p, relative) = softmax_lane(lane, errors, u);
+                    p.iter().zip(relative).map(|(p, r)| p * r).collect()
+                }
                 _ => {
                     // log_softmax: each error plus the softmax-weighted mean error; the log-sum's rounding is about
-                    // that of the largest magnitude. softmax = exp(log_softmax): those errors, relative.
+                    // that of the largest magnitude.
                     let max = lane.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
                     let total: f64 = lane.iter().map(|v| (v - max).exp()).sum();
                     let weights: Vec<f64> = lane.iter().map(|v| (v - max).exp() / total).collect();
                     let mean_error: f64 = weights.iter().zip(errors).map(|(w, e)| w * e).sum();
                     let scale = lane.iter().fold(1.0, |m: f64, v| m.max(v.abs())) + total.ln();
-                    let log_errors = errors.iter().map(|e| e + mean_error + roundoff * scale);
-                    if op == ReduceDim::Softmax {
-                        log_errors.zip(&weights).map(|(e, w)| w * (e + 2.0 * u)).collect()
-                    } else {
-                        log_errors.collect()
-                    }
+                    errors.iter().map(|e| e + mean_error + roundoff * scale).collect()
                 }
             }
         })

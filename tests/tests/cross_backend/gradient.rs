@@ -7,9 +7,9 @@
 use crate::support::interpret::{Operands, Trace, apply};
 use crate::support::program::{Binary, LayerNormArgument, Reduce, ReduceDim, Scalar, Step, Unary};
 use crate::support::reference::elementwise::{apply_unary, erf};
-use crate::support::reference::reduce::{lanes, normalise_row, unlanes};
+use crate::support::reference::reduce::{lanes, normalise_row, reduce_dim, unlanes};
 use crate::support::reference::window::max_positions;
-use crate::support::values::{Floats, Value, broadcast, broadcast_position, count, round_to, unravel};
+use crate::support::values::{Floats, Ints, Value, broadcast, broadcast_position, count, round_to, unravel};
 
 /// The gradient by the input, given the output's weights; zeros when the output does not depend on the input
 /// through differentiable steps. `None` if the program failed or does not end in a float tensor.
@@ -78,6 +78,7 @@ pub fn vjp(step: &Step, input: &Floats, output: &Value, operands: &Operands, g: 
         Step::LayerNorm { current_as: LayerNormArgument::Input, eps, .. } => {
             Some(layer_norm_gradient(input, &operands.floats[0], *eps, g))
         }
+        Step::CrossEntropy { .. } => Some(cross_entropy_gradient(input, &operands.ints[0], g[0])),
         Step::MaxPool2d(window) => {
             let mut gradient = vec![0.0; input.values.len()];
             let positions = max_positions(input, window).expect("max_pool2d ran on this input");
@@ -209,6 +210,15 @@ fn layer_norm_gradient(input: &Floats, gamma: &Floats, eps: f64, g: &[f64]) -> V
     .collect()
 }
 
+/// `cross_entropy` by its logits, `g` the output's gradient: `(softmax - one_hot(targets)) g / rows`.
+fn cross_entropy_gradient(logits: &Floats, targets: &Ints, g: f64) -> Vec<f64> {
+    let softmax = reduce_dim(ReduceDim::Softmax, logits, 1).expect("cross_entropy ran on these logits");
+    let classes = logits.dims[1];
+    let scale = g / targets.values.len() as f64;
+    let picked = |at: usize| f64::from(u8::from(targets.values[at / classes] == (at % classes) as i64));
+    softmax.values.iter().enumerate().map(|(at, p)| (p - picked(at)) * scale).collect()
+}
+
 /// Whether `vjp` differentiates the step by probing it: the steps affine in the current tensor.
 pub fn is_affine(step: &Step) -> bool {
     match step {
@@ -219,9 +229,13 @@ pub fn is_affine(step: &Step) -> bool {
         Step::ReduceDim(op, _) => matches!(op, ReduceDim::Sum | ReduceDim::Mean),
         // Affine in `gamma` and in `beta`, not in the input.
         Step::LayerNorm { current_as, .. } => *current_as != LayerNormArgument::Input,
-        Step::Clamp { .. } | Step::MaxPool2d(_) | Step::Cast(_) | Step::HostOp | Step::ToDevice | Step::ThroughHost => {
-            false
-        }
+        Step::Clamp { .. }
+        | Step::CrossEntropy { .. }
+        | Step::MaxPool2d(_)
+        | Step::Cast(_)
+        | Step::HostOp
+        | Step::ToDevice
+        | Step::ThroughHost => false,
         _ => true,
     }
 }

@@ -8,6 +8,7 @@ use crate::support::gradient::{affine_columns, is_affine, vjp};
 use crate::support::interpret::Trace;
 use crate::support::layer_norm_error;
 use crate::support::program::Step;
+use crate::support::softmax_error;
 use crate::support::values::{Floats, Value, count};
 
 fn moved(value: &Value, error: &[f64], sign: f64) -> Value {
@@ -71,8 +72,11 @@ pub fn gradients_with_errors(steps: &[Step], trace: &Trace, weights: &[f64]) -> 
             (g_in, error)
         };
         let (gradient, mut error): (Vec<f64>, Vec<f64>) = next;
-        // The statistics `layer_norm`'s backward pass computes again round there too.
-        if let Some(extra) = layer_norm_error::backward(step, x, operands, g, e, u) {
+        // What a backward rule computes from values of its own (statistics or a softmax computed again, an output
+        // it kept) rounds there too.
+        let extra = layer_norm_error::backward(step, x, operands, g, e, u)
+            .or_else(|| softmax_error::backward(step, x, &trace.errors[k], operands, g, u));
+        if let Some(extra) = extra {
             error.iter_mut().zip(extra).for_each(|(error, extra)| *error += extra);
         }
         all.push((gradient, error));

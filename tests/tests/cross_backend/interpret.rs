@@ -100,6 +100,7 @@ pub fn apply(step: &Step, current: &Value, operands: &Operands) -> Outcome<Value
             let [input, gamma, beta] = current_as.arrange(float(current), [other(), &operands.floats[1]]);
             floats(reduce::layer_norm(input, gamma, beta, *eps))
         }
+        Step::CrossEntropy { .. } => floats(reduce::cross_entropy(float(current), &operands.ints[0])),
         Step::Matmul { current_first, .. } => {
             let [a, b] = ordered(*current_first);
             floats(layout::matmul(a, b))

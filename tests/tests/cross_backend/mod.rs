@@ -12,5 +12,6 @@ pub mod plan;
 pub mod program;
 pub mod reference;
 pub mod run;
+pub mod softmax_error;
 pub mod table_ops;
 pub mod values;

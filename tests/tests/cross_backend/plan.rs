@@ -186,12 +186,15 @@ fn moves_gradient(step: &Step) -> bool {
     )
 }
 
-/// Where NaN may first appear: a log of negatives (its derivative 1/x stays finite), a mean of nothing (0/0), a
-/// square root or fractional power of negatives when only moves came before (their derivative is NaN there too,
-/// and must reach the input gradient at exactly those places).
+/// Where NaN may first appear: a log of negatives (its derivative 1/x stays finite), a mean of nothing (0/0, a
+/// cross-entropy of no rows too), a square root or fractional power of negatives when only moves came before
+/// (their derivative is NaN there too, and must reach the input gradient at exactly those places).
 fn makes_nan_decidable(step: &Step, earlier: &[Step]) -> bool {
     match step {
-        Step::Unary(Unary::Log) | Step::Reduce(Reduce::Mean) | Step::ReduceDim(ReduceDim::Mean, _) => true,
+        Step::Unary(Unary::Log)
+        | Step::Reduce(Reduce::Mean)
+        | Step::ReduceDim(ReduceDim::Mean, _)
+        | Step::CrossEntropy { .. } => true,
         Step::Unary(Unary::Sqrt) | Step::Scalar { op: Scalar::Powf, .. } => earlier.iter().all(moves_gradient),
         _ => false,
     }

@@ -187,6 +187,11 @@ pub enum Step {
         others: [FloatOperand; 2],
         eps: f64,
     },
+    /// `current.cross_entropy(targets)`: the current tensor as the logits `[rows, classes]`, `targets` the class
+    /// id of each row.
+    CrossEntropy {
+        targets: IntOperand,
+    },
     Matmul {
         other: FloatOperand,
         current_first: bool,
@@ -367,7 +372,7 @@ impl Step {
             Step::ScatterAdd { indices, other, .. } | Step::SelectAdd { indices, other, .. } => {
                 (vec![other], vec![indices], vec![])
             }
-            Step::Embedding { ids } => (vec![], vec![ids], vec![]),
+            Step::Embedding { ids } | Step::CrossEntropy { targets: ids } => (vec![], vec![ids], vec![]),
             Step::MaskWhere { mask, other, .. } => (vec![other], vec![], vec![mask]),
             Step::MaskFill { mask, .. } => (vec![], vec![], vec![mask]),
             Step::IntBinary { other, .. } | Step::IntCompare { other, .. } => (vec![], vec![other], vec![]),

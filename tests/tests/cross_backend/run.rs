@@ -183,6 +183,7 @@ fn run_step<B: Backend>(step: &Step, current: &Current<B>, device: &B::Device) -
             let [input, gamma, beta] = current_as.arrange(float(current).clone(), [operand(first)?, operand(second)?]);
             F(input.layer_norm(&gamma, &beta, *eps)?)
         }
+        Step::CrossEntropy { targets } => F(float(current).cross_entropy(&int_operand(targets, device)?)?),
         Step::Matmul { other, current_first } => {
             let [a, b] = ordered(float(current), operand(other)?, *current_first);
             F(a.matmul(&b)?)

@@ -67,6 +67,7 @@ impl Step {
                 ReduceDim::Var(_) => &["var_dim"],
             },
             Step::LayerNorm { .. } => &["layer_norm"],
+            Step::CrossEntropy { .. } => &["cross_entropy"],
             Step::Matmul { .. } => &["matmul"],
             Step::Reshape(_) => &["reshape"],
             Step::Permute(_) => &["permute"],

@@ -217,7 +217,11 @@ pub fn float_step(current: &Floats, draw: &Draw) -> Step {
             ],
             a + 7 * usize::from(draw.kind % 24 == 5),
         )),
+        6 if rank == 2 && b % 4 != 0 => cross_entropy(dims, draw),
+        // Logits of another rank, now and then.
+        6 if b % 2 == 0 && draw.argument_fault() => cross_entropy(dims, draw),
         6 => Step::Reduce(pick(&[Reduce::Sum, Reduce::Mean, Reduce::Prod, Reduce::Max, Reduce::Min], a)),
+        7 if rank == 2 && b % 4 == 1 => cross_entropy(dims, draw),
         8 if b % 2 == 0 => layer_norm(dims, draw),
         7 | 8 => {
             let ops = [
@@ -315,6 +319,28 @@ fn layer_norm(dims: &[usize], draw: &Draw) -> Step {
     }
     let eps = pick(&[1e-5, 0.1, 1.0], draw.draws(11).next() as usize);
     Step::LayerNorm { current_as, others, eps }
+}
+
+/// A `cross_entropy` step on the current tensor as the logits `[rows, classes]`: targets `[rows]` drawn in
+/// `0..classes`, repeats common. A fault makes the targets negative (every one, or the first of an `arange`), or
+/// `classes` and past, or gives them the wrong dims (one row too many, or a column); off rank 2 it is the logits'
+/// rank.
+fn cross_entropy(dims: &[usize], draw: &Draw) -> Step {
+    // Off rank 2, the first and last axes stand in for the rows and the classes (a scalar has neither).
+    let (rows, classes) = (dims.first().copied().unwrap_or(1), dims.last().map_or(1, |&last| last as i64));
+    let in_range = |dims: Vec<usize>| draw.ints(dims, 0, (classes - 1).max(0), 3);
+    let targets = if dims.len() != 2 || !draw.argument_fault() {
+        in_range(vec![rows])
+    } else {
+        match (draw.variant / 3 % 4, draw.bit(13)) {
+            (0, true) => draw.ints(vec![rows], -classes.max(1), -1, 3),
+            (0, false) => IntOperand { dims: vec![rows], fill: IntFill::Arange { start: -1 } },
+            (1, _) => draw.ints(vec![rows], classes, classes + 2, 3),
+            (2, _) => in_range(vec![rows + 1]),
+            _ => in_range(vec![rows, 1]),
+        }
+    };
+    Step::CrossEntropy { targets }
 }
 
 fn matmul(current: &Floats, draw: &Draw) -> Step {

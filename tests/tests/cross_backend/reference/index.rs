@@ -5,7 +5,7 @@ use super::{check_axis, split_at};
 use crate::support::values::{Floats, Ints, Outcome, dtype_mismatch, invalid, mismatch, ravel, unravel};
 
 /// The indices as positions along an axis of `len`, or `InvalidArgument` naming the first out of range.
-fn positions(indices: &[i64], len: usize) -> Outcome<Vec<usize>> {
+pub(super) fn positions(indices: &[i64], len: usize) -> Outcome<Vec<usize>> {
     indices
         .iter()
         .map(|&index| match usize::try_from(index) {

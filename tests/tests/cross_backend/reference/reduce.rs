@@ -1,5 +1,7 @@
-//! Reductions: whole-tensor and along an axis (kept with size 1), softmaxes, layer normalisation, arg-extremes.
+//! Reductions: whole-tensor and along an axis (kept with size 1), softmaxes, cross-entropy, layer normalisation,
+//! arg-extremes.
 
+use super::index::positions;
 use super::{check_axis, split_at};
 use crate::support::program::{Reduce, ReduceDim};
 use crate::support::values::{Floats, Ints, Outcome, dtype_mismatch, invalid, mismatch, round_to};
@@ -85,6 +87,22 @@ pub fn reduce_dim(op: ReduceDim, a: &Floats, axis: usize) -> Outcome<Floats> {
         }
     };
     Ok(Floats::new(kept, values, a.dtype))
+}
+
+/// The mean cross-entropy of `logits` `[rows, classes]` against class ids `targets` `[rows]`:
+/// `-mean(log_softmax(logits, 1)[row, target])`, shape `[1]`; NaN for no rows (a mean of nothing). Checked in the
+/// documented order: the logits' rank, the targets' dims, then each target in `0..classes`.
+pub fn cross_entropy(logits: &Floats, targets: &Ints) -> Outcome<Floats> {
+    let [rows, classes] = logits.dims[..] else {
+        return invalid(format!("cross_entropy of logits of dims {:?}", logits.dims));
+    };
+    if targets.dims != [rows] {
+        return mismatch(format!("cross_entropy of {rows} rows against targets of dims {:?}", targets.dims));
+    }
+    let picks = positions(&targets.values, classes)?;
+    let log_softmax = reduce_dim(ReduceDim::LogSoftmax, logits, 1)?;
+    let total: f64 = picks.iter().enumerate().map(|(row, &pick)| log_softmax.values[row * classes + pick]).sum();
+    Ok(Floats::new(vec![1], vec![-total / rows as f64], logits.dtype))
 }
 
 /// One row of a layer normalisation: `x̂ = (x - mean) / s` with `s = sqrt(var + eps)`, the population variance.
