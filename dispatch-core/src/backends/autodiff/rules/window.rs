@@ -7,7 +7,7 @@
 use crate::backend::window::{dims4, product};
 use crate::backend::{BaseBackend, Conv2dOptions, Window2d};
 use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
-use crate::error::Result;
+use crate::error::{Error, RankRule, Result};
 use crate::shape::Shape;
 
 /// d unfold2d: the gradient's columns folded back onto the input (padding taps, which read no input, drop out).
@@ -190,8 +190,9 @@ fn windows_times_gradient<B: BaseBackend>(
     let [n, met_channels, ..] = dims4(op, "a gradient", &B::shape(met))?;
     let groups = options.groups;
     let columns = B::unfold2d(windowed, options.window([kh, kw]), 0.0)?;
-    let [_, rows, positions] = <[usize; 3]>::try_from(B::shape(&columns).dims())
-        .map_err(|_| crate::error::Error::invalid(op, "unfold2d gave columns of another rank"))?;
+    let columns_shape = B::shape(&columns);
+    let [_, rows, positions] = <[usize; 3]>::try_from(columns_shape.dims())
+        .map_err(|_| Error::unexpected_rank(op, "unfold2d's columns", RankRule::Exactly(3), &columns_shape))?;
     let met = B::reshape(met, Shape::new([n, met_channels, positions]))?;
     let (met_per_group, rows_per_group) = (met_channels / groups, rows / groups);
     let mut blocks = Vec::with_capacity(groups);
@@ -210,9 +211,6 @@ fn windows_times_gradient<B: BaseBackend>(
 
 /// The error of a backward through a window of padding alone whose indices were refused in the forward and, against
 /// every expectation, not when found again: the two calls see the same input.
-fn no_maximum_found() -> crate::error::Error {
-    crate::error::Error::invalid(
-        "max_pool2d backward",
-        "a window of padding alone has no maximum to send its gradient to",
-    )
+fn no_maximum_found() -> Error {
+    Error::invalid("max_pool2d backward", "a window of padding alone has no maximum to send its gradient to")
 }
