@@ -40,35 +40,31 @@ pub(super) fn mean_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
 
 /// `x - max - log(sum(exp(x - max)))`, the same order of operations as the ndarray backend.
 pub(super) fn log_softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
-    float_dtype("log_softmax", tensor)?;
-    shape_of(tensor).check_axis("log_softmax", axis)?;
-    check_output_like("log_softmax", tensor)?;
-    if tensor.elem_count() == 0 {
-        // candle's max refuses empty tensors; there is nothing to normalise.
-        return Ok(tensor.clone());
-    }
-    let stable = || {
-        let shifted = tensor.broadcast_sub(&tensor.max_keepdim(axis)?)?;
-        let log_sum_exp = shifted.exp()?.sum_keepdim(axis)?.log()?;
-        shifted.broadcast_sub(&log_sum_exp)
-    };
-    stable().or_backend("log_softmax")
+    let Some(shifted) = shifted_by_max("log_softmax", tensor, axis)? else { return Ok(tensor.clone()) };
+    let normalised = || shifted.broadcast_sub(&shifted.exp()?.sum_keepdim(axis)?.log()?);
+    normalised().or_backend("log_softmax")
 }
 
 /// `exp(x - max) / Σ exp(x - max)`, the same order of operations as the ndarray backend.
 pub(super) fn softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
-    float_dtype("softmax", tensor)?;
-    shape_of(tensor).check_axis("softmax", axis)?;
-    check_output_like("softmax", tensor)?;
-    if tensor.elem_count() == 0 {
-        // candle's max refuses empty tensors; there is nothing to normalise.
-        return Ok(tensor.clone());
-    }
-    let stable = || {
-        let exp = tensor.broadcast_sub(&tensor.max_keepdim(axis)?)?.exp()?;
+    let Some(shifted) = shifted_by_max("softmax", tensor, axis)? else { return Ok(tensor.clone()) };
+    let normalised = || {
+        let exp = shifted.exp()?;
         exp.broadcast_div(&exp.sum_keepdim(axis)?)
     };
-    stable().or_backend("softmax")
+    normalised().or_backend("softmax")
+}
+
+/// The checks of a softmax along `axis`, then each lane minus its max, so that `exp` cannot overflow. `None` for an
+/// empty tensor: candle's max refuses it, and there is nothing to normalise.
+fn shifted_by_max(op: &'static str, tensor: &Tensor, axis: usize) -> Result<Option<Tensor>> {
+    float_dtype(op, tensor)?;
+    shape_of(tensor).check_axis(op, axis)?;
+    check_output_like(op, tensor)?;
+    if tensor.elem_count() == 0 {
+        return Ok(None);
+    }
+    tensor.max_keepdim(axis).and_then(|max| tensor.broadcast_sub(&max)).map(Some).or_backend(op)
 }
 
 /// `-mean(gather(log_softmax(logits), targets))` from candle's kernels: the same values as the composition, with

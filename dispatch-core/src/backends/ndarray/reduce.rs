@@ -42,42 +42,48 @@ pub(super) fn mean_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTen
 
 /// `x - max - log(sum(exp(x - max)))` per lane, the same order of operations as the candle backend.
 pub(super) fn log_softmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
-    let shape = tensor.shape();
-    shape.check_axis("log_softmax", axis)?;
-    with_array!(tensor, |array| {
-        check_output::<E>("log_softmax", shape.num_elements())?;
-        Ok(NdArrayTensor::output(tensor.dtype(), log_softmax_lanes(array, axis)))
-    })
-}
-
-fn log_softmax_lanes<E: Element>(array: &ArcArrayD<E>, axis: usize) -> ArrayD<E> {
-    let mut output = array.as_standard_layout().into_owned();
-    for mut lane in output.lanes_mut(Axis(axis)) {
-        let Some(max) = lane_max(lane.view()) else { continue };
-        lane.mapv_inplace(|x| x - max);
-        let log_sum_exp = lane.iter().map(|shifted| shifted.exp()).fold(E::zero(), |sum, x| sum + x).ln();
-        lane.mapv_inplace(|shifted| shifted - log_sum_exp);
-    }
-    output
+    normalised_lanes("log_softmax", tensor, axis, Normalise::Log)
 }
 
 /// `exp(x - max) / Σ exp(x - max)` per lane, the same order of operations as the candle backend.
 pub(super) fn softmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+    normalised_lanes("softmax", tensor, axis, Normalise::Exp)
+}
+
+/// Which softmax a lane gets: its logarithm, or the probabilities themselves.
+#[derive(Clone, Copy)]
+enum Normalise {
+    Log,
+    Exp,
+}
+
+/// Each lane along `axis` shifted by its max (so `exp` cannot overflow), then normalised as `which` says.
+fn normalised_lanes(op: &'static str, tensor: &NdArrayTensor, axis: usize, which: Normalise) -> Result<NdArrayTensor> {
     let shape = tensor.shape();
-    shape.check_axis("softmax", axis)?;
+    shape.check_axis(op, axis)?;
     with_array!(tensor, |array| {
-        check_output::<E>("softmax", shape.num_elements())?;
-        Ok(NdArrayTensor::output(tensor.dtype(), softmax_lanes(array, axis)))
+        check_output::<E>(op, shape.num_elements())?;
+        Ok(NdArrayTensor::output(tensor.dtype(), normalise_lanes(array, axis, which)))
     })
 }
 
-fn softmax_lanes<E: Element>(array: &ArcArrayD<E>, axis: usize) -> ArrayD<E> {
+/// `normalised_lanes` on a row-major copy of the input.
+fn normalise_lanes<E: Element>(array: &ArcArrayD<E>, axis: usize, which: Normalise) -> ArrayD<E> {
     let mut output = array.as_standard_layout().into_owned();
     for mut lane in output.lanes_mut(Axis(axis)) {
         let Some(max) = lane_max(lane.view()) else { continue };
-        lane.mapv_inplace(|x| (x - max).exp());
-        let total = lane.iter().fold(E::zero(), |sum, &x| sum + x);
-        lane.mapv_inplace(|exp| exp / total);
+        match which {
+            Normalise::Log => {
+                lane.mapv_inplace(|x| x - max);
+                let log_sum_exp = lane.iter().map(|shifted| shifted.exp()).fold(E::zero(), |sum, x| sum + x).ln();
+                lane.mapv_inplace(|shifted| shifted - log_sum_exp);
+            }
+            Normalise::Exp => {
+                lane.mapv_inplace(|x| (x - max).exp());
+                let total = lane.iter().fold(E::zero(), |sum, &x| sum + x);
+                lane.mapv_inplace(|exp| exp / total);
+            }
+        }
     }
     output
 }
