@@ -1,15 +1,17 @@
 //! Element-wise ops: binary ops broadcast with numpy rules, unary ops map every element. Each is written once,
 //! generic over the element type, and the result keeps the operands' dtype.
 
-use ndarray::ArcArrayD;
+use ndarray::{ArcArrayD, ArrayD, Zip};
 use num_traits::Float;
 
-use super::broadcast::zip_broadcast;
-use super::tensor::{Element, NdArrayTensor, check_output};
+use super::broadcast::broadcast_pair;
+use super::buffers;
+use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error};
 use crate::dtype::DType;
 use crate::error::Result;
 
-/// `f` of the operands broadcast to their common shape.
+/// `f` of the operands broadcast to their common shape; a large output of two row-major operands of one shape is
+/// written into a kept buffer.
 pub(super) fn zip_arrays<E: Element>(
     op: &'static str,
     dtype: DType,
@@ -17,10 +19,22 @@ pub(super) fn zip_arrays<E: Element>(
     rhs: &ArcArrayD<E>,
     f: impl Fn(E, E) -> E,
 ) -> Result<NdArrayTensor> {
-    Ok(NdArrayTensor::output(dtype, zip_broadcast(op, lhs, rhs, f)?))
+    let (lhs, rhs) = broadcast_pair(op, lhs, rhs)?;
+    check_output::<E>(op, lhs.len())?;
+    let array = match (lhs.as_slice(), rhs.as_slice()) {
+        (Some(a), Some(b)) if buffers::reused(lhs.len()) => {
+            let mut values = buffers::buffer::<E>(lhs.len());
+            values.extend(a.iter().zip(b).map(|(&a, &b)| f(a, b)));
+            ArrayD::from_shape_vec(lhs.raw_dim(), values).map_err(|error| ndarray_error(op, error))?
+        }
+        // A broadcast or strided operand: `Zip` walks it by its strides, into fresh memory it need not clear first.
+        _ => Zip::from(&lhs).and(&rhs).map_collect(|&a, &b| f(a, b)),
+    };
+    Ok(NdArrayTensor::output(dtype, array))
 }
 
-/// `f` of every element; the result keeps the input's memory order, so a contiguous input is mapped as one slice.
+/// `f` of every element; a large output is written into a kept buffer in row-major order, a small one keeps the
+/// input's memory order.
 pub(super) fn map_array<E: Element>(
     op: &'static str,
     dtype: DType,
@@ -28,7 +42,16 @@ pub(super) fn map_array<E: Element>(
     f: impl Fn(E) -> E,
 ) -> Result<NdArrayTensor> {
     check_output::<E>(op, array.len())?;
-    Ok(NdArrayTensor::output(dtype, array.mapv(f)))
+    if !buffers::reused(array.len()) {
+        return Ok(NdArrayTensor::output(dtype, array.mapv(f)));
+    }
+    let mut values = buffers::buffer::<E>(array.len());
+    match array.as_slice() {
+        Some(slice) => values.extend(slice.iter().map(|&x| f(x))),
+        None => values.extend(array.iter().map(|&x| f(x))),
+    }
+    let mapped = ArrayD::from_shape_vec(array.raw_dim(), values).map_err(|error| ndarray_error(op, error))?;
+    Ok(NdArrayTensor::output(dtype, mapped))
 }
 
 /// `$f` (a closure of one element of type `E`) of every element of the tensor.

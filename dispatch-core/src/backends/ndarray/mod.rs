@@ -1,6 +1,7 @@
 //! The ndarray backend: CPU tensors over `ndarray`, with matrix products by `matrixmultiply`.
 
 mod broadcast;
+mod buffers;
 mod comparison;
 mod elementwise;
 mod index;

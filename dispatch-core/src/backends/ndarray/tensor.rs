@@ -4,6 +4,7 @@ use std::borrow::Cow;
 
 use ndarray::{ArcArrayD, ArrayD, ArrayViewD, IxDyn, NdFloat, ShapeError};
 
+use super::buffers::{self, Reused};
 use crate::dtype::{self, DType};
 use crate::error::{Error, RankRule, Result};
 use crate::memory;
@@ -22,6 +23,26 @@ pub struct NdArrayTensor {
     dtype: DType,
 }
 
+/// A dropped tensor's storage goes to its thread's kept buffers (when nothing else shares it), for the next op of
+/// that size to write into.
+impl Drop for NdArrayTensor {
+    fn drop(&mut self) {
+        let len = match &self.values {
+            FloatArray::F32(array) => array.len(),
+            FloatArray::F64(array) => array.len(),
+        };
+        if !buffers::reused(len) {
+            return;
+        }
+        // An empty array, which holds no element storage, stands in while the storage goes back.
+        let empty = FloatArray::F32(ArcArrayD::from_elem(IxDyn(&[0]), 0.0));
+        match std::mem::replace(&mut self.values, empty) {
+            FloatArray::F32(array) => buffers::give_back(array),
+            FloatArray::F64(array) => buffers::give_back(array),
+        }
+    }
+}
+
 /// The array of a float tensor, by the element type it computes in.
 #[derive(Clone, Debug)]
 pub(super) enum FloatArray {
@@ -30,7 +51,7 @@ pub(super) enum FloatArray {
 }
 
 /// The element types ndarray computes in; the generic ops are written once over it.
-pub(super) trait Element: NdFloat + From<f32> {
+pub(super) trait Element: NdFloat + From<f32> + Reused {
     /// The array, as the tensor stores it.
     fn store(array: ArcArrayD<Self>) -> FloatArray;
     /// The array of this element type in `values`, if that is what they hold.

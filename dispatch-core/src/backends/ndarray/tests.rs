@@ -126,3 +126,28 @@ fn index_and_reduce_ops_read_a_strided_view_as_its_row_major_copy() {
         assert_eq!(argmin[0], argmin[1]);
     }
 }
+
+/// Large element-wise outputs are written into the storage of tensors dropped before them: the same values as the
+/// scalar function gives, with nothing left of the buffer's previous contents.
+#[test]
+fn large_element_wise_outputs_reuse_dropped_storage_and_give_the_scalar_values() {
+    let len = 1 << 14;
+    let values: Vec<f32> = (0..len).map(|i| (i % 251) as f32 / 50.0 - 2.5).collect();
+    let x = NdArray::from_vec(values.clone(), Shape::new([len / 64, 64]), &NdArrayDevice).unwrap();
+    let first = NdArray::exp(&x).unwrap();
+    let storage = first.view().unwrap().as_ptr();
+    drop(first);
+    let second = NdArray::add(&x, &x).unwrap();
+    assert_eq!(second.view().unwrap().as_ptr(), storage, "the dropped output's storage was not reused");
+    let doubled: Vec<u32> = values.iter().map(|v| (v + v).to_bits()).collect();
+    assert_eq!(NdArray::to_vec(&second).unwrap().iter().map(|v| v.to_bits()).collect::<Vec<_>>(), doubled);
+    // A tensor that still shares its storage keeps it.
+    let shared = NdArray::tanh(&x).unwrap();
+    let view = NdArray::narrow(&shared, 0, 1, 2).unwrap();
+    let shared_storage = shared.view().unwrap().as_ptr();
+    drop(shared);
+    let third = NdArray::neg(&x).unwrap();
+    assert_ne!(third.view().unwrap().as_ptr(), shared_storage);
+    let tanh: Vec<u32> = values[64..192].iter().map(|v| v.tanh().to_bits()).collect();
+    assert_eq!(NdArray::to_vec(&view).unwrap().iter().map(|v| v.to_bits()).collect::<Vec<_>>(), tanh);
+}

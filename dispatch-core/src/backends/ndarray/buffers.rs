@@ -1,0 +1,135 @@
+//! Buffer reuse: element-wise ops write into the storage of tensors dropped earlier on the same thread, instead of
+//! asking the allocator for fresh memory. glibc hands large freed blocks back to the system and gives the next op new
+//! pages, which the kernel must fault in and zero: a training step repeats the same sizes, so a quarter of the GPT
+//! step went to those pages (BENCHMARKS.md, group 6).
+
+use std::cell::RefCell;
+use std::thread::LocalKey;
+
+use ndarray::ArcArrayD;
+
+/// Smaller buffers come cheaply from malloc's own free lists; only larger ones are kept.
+const KEEP_FROM: usize = 1 << 12;
+
+/// The most bytes one thread keeps for each element type, so that a thread which stops computing holds little.
+const KEEP_AT_MOST: usize = 64 << 20;
+
+/// The most buffers one thread keeps for each element type: finding one that fits is a walk over them all.
+const KEEP_COUNT: usize = 32;
+
+/// The buffers one thread keeps, of one element type.
+pub(super) struct KeptBuffers<E> {
+    buffers: Vec<Vec<E>>,
+    bytes: usize,
+}
+
+impl<E> KeptBuffers<E> {
+    pub(super) const fn new() -> Self {
+        Self { buffers: Vec::new(), bytes: 0 }
+    }
+
+    /// The smallest kept buffer with room for `len` elements and at most twice that, emptied.
+    fn take(&mut self, len: usize) -> Option<Vec<E>> {
+        if !reused(len) {
+            return None;
+        }
+        let fits = |buffer: &&Vec<E>| buffer.capacity() >= len && buffer.capacity() / 2 <= len;
+        let (position, _) =
+            self.buffers.iter().enumerate().filter(|(_, buffer)| fits(buffer)).min_by_key(|(_, b)| b.capacity())?;
+        let buffer = self.buffers.swap_remove(position);
+        self.bytes = self.bytes.saturating_sub(bytes_of(&buffer));
+        Some(buffer)
+    }
+
+    /// Keeps `buffer`, letting the oldest kept ones go (to the allocator) while there are too many or too large.
+    fn keep(&mut self, mut buffer: Vec<E>) {
+        let bytes = bytes_of(&buffer);
+        if !reused(buffer.capacity()) || bytes > KEEP_AT_MOST {
+            return;
+        }
+        while self.buffers.len() >= KEEP_COUNT || self.bytes.saturating_add(bytes) > KEEP_AT_MOST {
+            let oldest = self.buffers.remove(0);
+            self.bytes = self.bytes.saturating_sub(bytes_of(&oldest));
+        }
+        buffer.clear();
+        self.bytes += bytes;
+        self.buffers.push(buffer);
+    }
+}
+
+fn bytes_of<E>(buffer: &Vec<E>) -> usize {
+    buffer.capacity().saturating_mul(size_of::<E>())
+}
+
+/// Whether an array of `len` elements is large enough for its storage to be kept and reused: smaller ones are left to
+/// malloc, and the ops that make them keep their plain loops.
+pub(super) fn reused(len: usize) -> bool {
+    len >= KEEP_FROM
+}
+
+/// An element type whose buffers a thread keeps.
+pub(super) trait Reused: Sized + 'static {
+    fn kept() -> &'static LocalKey<RefCell<KeptBuffers<Self>>>;
+}
+
+thread_local! {
+    static KEPT_F32: RefCell<KeptBuffers<f32>> = const { RefCell::new(KeptBuffers::new()) };
+    static KEPT_F64: RefCell<KeptBuffers<f64>> = const { RefCell::new(KeptBuffers::new()) };
+}
+
+impl Reused for f32 {
+    fn kept() -> &'static LocalKey<RefCell<KeptBuffers<f32>>> {
+        &KEPT_F32
+    }
+}
+
+impl Reused for f64 {
+    fn kept() -> &'static LocalKey<RefCell<KeptBuffers<f64>>> {
+        &KEPT_F64
+    }
+}
+
+/// An empty buffer with room for `len` elements: one this thread kept, or a new one. (`len` was checked to fit in
+/// memory by the caller.)
+pub(super) fn buffer<E: Reused>(len: usize) -> Vec<E> {
+    let kept = E::kept().try_with(|kept| kept.try_borrow_mut().ok().and_then(|mut kept| kept.take(len)));
+    kept.ok().flatten().unwrap_or_else(|| Vec::with_capacity(len))
+}
+
+/// The storage of `array`, kept for reuse when nothing else shares it.
+pub(super) fn give_back<E: Reused>(array: ArcArrayD<E>) {
+    if let Ok(owned) = array.try_into_owned_nocopy() {
+        let (storage, _) = owned.into_raw_vec_and_offset();
+        // At thread exit the kept buffers may be gone already: the storage is then simply freed.
+        let _ = E::kept().try_with(|kept| kept.try_borrow_mut().map(|mut kept| kept.keep(storage)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dropped_buffer_is_handed_out_again_for_a_size_it_fits() {
+        let mut kept = KeptBuffers::<f32>::new();
+        kept.keep(Vec::with_capacity(10_000));
+        assert!(kept.take(20_001).is_none(), "more than it holds");
+        assert!(kept.take(4_999).is_none(), "less than half of it");
+        let reused = kept.take(6_000).expect("a kept buffer fits");
+        assert!(reused.is_empty() && reused.capacity() >= 10_000);
+        assert_eq!(kept.bytes, 0);
+        // Small buffers are not kept; the total and the count are bounded, the oldest going first.
+        kept.keep(Vec::with_capacity(KEEP_FROM - 1));
+        assert!(kept.buffers.is_empty());
+        for _ in 0..3 {
+            kept.keep(Vec::with_capacity(KEEP_AT_MOST / 2 / size_of::<f32>()));
+        }
+        assert_eq!((kept.buffers.len(), kept.bytes), (2, KEEP_AT_MOST));
+        for len in KEEP_FROM..KEEP_FROM + KEEP_COUNT + 1 {
+            kept.keep(Vec::with_capacity(len));
+        }
+        assert_eq!(kept.buffers.len(), KEEP_COUNT);
+        assert_eq!(kept.buffers[0].capacity(), KEEP_FROM + 1, "the oldest went first");
+        assert_eq!(kept.bytes, kept.buffers.iter().map(bytes_of).sum::<usize>());
+    }
+}
