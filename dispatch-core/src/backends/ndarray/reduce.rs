@@ -74,9 +74,8 @@ fn normalise_lanes<E: Element>(array: &ArcArrayD<E>, axis: usize, which: Normali
         let Some(max) = lane_max(lane.view()) else { continue };
         match which {
             Normalise::Log => {
-                lane.mapv_inplace(|x| x - max);
-                let log_sum_exp = lane.iter().map(|shifted| shifted.exp()).fold(E::zero(), |sum, x| sum + x).ln();
-                lane.mapv_inplace(|shifted| shifted - log_sum_exp);
+                let log_sum_exp = log_sum_exp(lane.iter().copied(), max);
+                lane.mapv_inplace(|x| (x - max) - log_sum_exp);
             }
             Normalise::Exp => {
                 lane.mapv_inplace(|x| (x - max).exp());
@@ -109,12 +108,16 @@ pub(super) fn cross_entropy(logits: &NdArrayTensor, targets: &NdArrayIntTensor) 
     })
 }
 
-/// `log_softmax(row)[target]`, in `log_softmax_lanes`'s order of operations.
+/// `log_softmax(row)[target]`, in the order of operations of `normalise_lanes`.
 fn picked_log_probability<E: Element>(row: &[E], target: usize) -> E {
     // `target` was checked against the row's length.
     let (Some(max), Some(&picked)) = (lane_max(ArrayView1::from(row)), row.get(target)) else { return E::nan() };
-    let log_sum_exp = row.iter().map(|&x| (x - max).exp()).fold(E::zero(), |sum, x| sum + x).ln();
-    (picked - max) - log_sum_exp
+    (picked - max) - log_sum_exp(row.iter().copied(), max)
+}
+
+/// `log Σ exp(x - max)` over a lane, summed in order: what `log_softmax` subtracts from each shifted entry.
+fn log_sum_exp<E: Element>(lane: impl Iterator<Item = E>, max: E) -> E {
+    lane.map(|x| (x - max).exp()).fold(E::zero(), |sum, x| sum + x).ln()
 }
 
 /// Each row of the last axis normalised in one sweep over a row-major copy: its mean, its variance about that mean
