@@ -1,9 +1,76 @@
-//! The names of what `#[extension]` puts in the hidden module beside a trait, which a derived enum reaches:
-//! one definition for both sides. Every name is prefixed `__dispatch`/`__Dispatch`, so none meets a user's name: the
-//! module sees the user's items through `use super::*`, which its own items would otherwise shadow.
+//! What `#[extension]` puts in the hidden module beside a trait, which a derived enum reaches: the names, and the
+//! items that do not depend on the trait's ops, one definition for both sides. The derive builds a stand-in module
+//! from the same items for a listed trait that has no hidden module (see `expand::arms::extension_routes`). Every
+//! name is prefixed `__dispatch`/`__Dispatch`, so none meets a user's name: the module sees the user's items through
+//! `use super::*`, which its own items would otherwise shadow.
 
-use quote::format_ident;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
 use syn::Ident;
+
+/// Each kind of operand an op is sent by: dispatch-core's visitor trait, the `Routes` method and the backend's
+/// type of it.
+pub const ROUTES: [(&str, &str, &str); 4] = [
+    ("VisitFloat", "route_float", "FloatTensor"),
+    ("VisitInt", "route_int", "IntTensor"),
+    ("VisitBool", "route_bool", "BoolTensor"),
+    ("VisitDevice", "route_device", "Device"),
+];
+
+/// The items of a hidden module that every extension has, whatever its ops: a visitor trait per kind of operand,
+/// the struct of a backend's ops (`pointer_fields`, filled in by `pointers`), the `const fn` giving them to a
+/// backend that meets `bound`, the routes trait, and `marked_const()`, which is `true` in the module `#[extension]`
+/// writes and `false` in the derive's stand-in.
+pub fn module_items(
+    private: &TokenStream,
+    pointer_fields: impl Iterator<Item = TokenStream>,
+    pointers: impl Iterator<Item = TokenStream>,
+    bound: &TokenStream,
+    marked: bool,
+) -> TokenStream {
+    let (routes_trait, ops_struct, ops_fn, marked_const) = (routes_trait(), ops_struct(), ops_fn(), marked_const());
+    let visit_traits = ROUTES.map(|(core_visit_trait, _, routed)| {
+        let (visit_trait, routed) = (visit_trait(core_visit_trait), format_ident!("{}", routed));
+        quote! {
+            /// An op of the extension, run on the arm its first operand lives on with that arm's ops.
+            pub trait #visit_trait<__DispatchBackend: #private::Backend>: #private::Visit<__DispatchBackend> {
+                fn visit<__DispatchArm: #private::Arm<__DispatchBackend>>(
+                    self,
+                    routed: &<<__DispatchArm as #private::Arm<__DispatchBackend>>::Backend as #private::Backend>::#routed,
+                    ops: &#ops_struct<<__DispatchArm as #private::Arm<__DispatchBackend>>::Backend>,
+                ) -> Self::Output;
+            }
+        }
+    });
+    let route_methods = ROUTES.map(|(core_visit_trait, route, routed)| {
+        let (visit_trait, route, routed) =
+            (visit_trait(core_visit_trait), format_ident!("{}", route), format_ident!("{}", routed));
+        quote!(fn #route<V: #visit_trait<Self>>(operand: &Self::#routed, visit: V) -> V::Output;)
+    });
+    quote! {
+        #(#visit_traits)*
+
+        /// The ops of a backend, which implements the extension.
+        pub struct #ops_struct<__DispatchBackend: #private::Backend> {
+            #(#pointer_fields)*
+            /// Ties the pointers' types to the backend.
+            pub __dispatch_marker: ::core::marker::PhantomData<fn() -> __DispatchBackend>,
+        }
+
+        /// The backend's own ops: callable only for a backend that implements the extension.
+        pub const fn #ops_fn<__DispatchBackend: #bound>() -> #ops_struct<__DispatchBackend> {
+            #ops_struct { #(#pointers)* __dispatch_marker: ::core::marker::PhantomData }
+        }
+
+        /// What a derived backend implements for each extension it lists: the arm of each kind of operand.
+        pub trait #routes_trait: #private::Backend {
+            #(#route_methods)*
+        }
+
+        /// Whether the trait was declared with `#[extension]`: a derived enum checks it at compile time.
+        pub const #marked_const: bool = #marked;
+    }
+}
 
 /// The hidden module of the extension `trait_ident`, beside the trait; spanned at `trait_ident`, so that a path to
 /// it built from the user's path is reported at the user's tokens.
@@ -29,4 +96,9 @@ pub fn ops_struct() -> Ident {
 /// `const fn` giving a backend's ops, bounded by the extension.
 pub fn ops_fn() -> Ident {
     format_ident!("__dispatch_ops")
+}
+
+/// `true` in an extension's hidden module, `false` in the derive's stand-in for a trait without one.
+pub fn marked_const() -> Ident {
+    format_ident!("__DISPATCH_MARKED")
 }

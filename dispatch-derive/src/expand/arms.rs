@@ -243,7 +243,8 @@ pub fn routes(model: &Model, arms: &[Arm]) -> TokenStream {
         arm.located(quote!(#private::#visit_trait::visit::<#ident>))
     };
     let visit_trait = |core_visit_trait: &syn::Ident| quote!(#private::#core_visit_trait);
-    let routes = routes_impl(model, arms, &quote!(#private::Routes), visit_trait, callee, |_| quote!());
+    let routes =
+        routes_impl(model, arms, &quote!(#private::Routes), visit_trait, callee, |_| quote!(), DeviceAccess::Checked);
     quote! {
         #(#arm_impls)*
         #routes
@@ -256,19 +257,32 @@ pub fn routes(model: &Model, arms: &[Arm]) -> TokenStream {
 /// `#[backend]` variant at its backend path, for the `#[autodiff]` variant at the variant): a missing impl is one
 /// error, where the variant is written.
 ///
-/// The module is named once, by a `use` spanned at the path the user wrote: a trait without the attribute is one
-/// unresolved import there, not one error per use.
+/// A listed trait without the attribute has no hidden module, and naming one would be rustc's unresolved import of
+/// a name the user never wrote. So the module is found by name resolution with a stand-in behind it: an outer block
+/// holds a stand-in module of the same name (the same items, no ops, `marked_const()` false), and an inner block,
+/// where the code is, glob-imports the module the trait lives in (`self` for a bare name). A glob in the inner
+/// block outranks an item of the outer one, so the stand-in is found only where the real module does not exist;
+/// then a `const` assertion spanned at the path the user wrote fails the build with our message, once, and the
+/// rest type-checks against the stand-in. The module is named only in type and value paths: in a `use` or a macro
+/// path rustc would call the two candidates ambiguous.
 pub fn extension_routes(model: &Model, arms: &[Arm]) -> TokenStream {
     let (private, backend) = (&model.private, &model.items.backend);
     let (routes_trait, ops_struct, ops_fn) = (hidden::routes_trait(), hidden::ops_struct(), hidden::ops_fn());
-    let impls = model.extensions.iter().enumerate().map(|(index, extension)| {
-        let mut path = extension.clone();
-        if let Some(last) = path.segments.last_mut() {
-            last.ident = hidden::module(&last.ident);
-            last.arguments = syn::PathArguments::None;
-        }
+    let marked_const = hidden::marked_const();
+    let impls = model.extensions.iter().enumerate().filter_map(|(index, extension)| {
+        // A parsed path has at least one segment.
+        let trait_segment = extension.segments.last()?;
+        let prefix: Vec<&syn::Ident> = extension.segments.iter().map(|segment| &segment.ident).collect();
+        let prefix = &prefix[..prefix.len() - 1];
         let path_span = proc_macro2::Span::call_site().located_at(syn::spanned::Spanned::span(extension));
-        let module = format_ident!("__DispatchExtension{}", index, span = path_span);
+        let module = hidden::module(&syn::Ident::new(&trait_segment.ident.to_string(), path_span));
+        let module_of_trait = match prefix.is_empty() {
+            true => quote!(self),
+            false => {
+                let leading = &extension.leading_colon;
+                quote!(#leading #(#prefix)::*)
+            }
+        };
         let ops_of = |arm: &Arm| format_ident!("__DISPATCH_EXTENSION_{}_OPS_OF_{}", index, arm.ident());
         let at_variant = |arm: &Arm, tokens: TokenStream| match arm.base {
             None => arm.located(tokens),
@@ -293,15 +307,64 @@ pub fn extension_routes(model: &Model, arms: &[Arm]) -> TokenStream {
             let visit_trait = hidden::visit_trait(&core_visit_trait.to_string());
             quote!(#module::#visit_trait)
         };
-        let routes = routes_impl(model, arms, &quote!(#module::#routes_trait), visit_trait, callee, extra);
-        let import = located_at(quote!(use #path as #module;), path_span);
-        quote! {
-            #import
-            #(#consts)*
-            #routes
-        }
+        let routes_trait = quote!(#module::#routes_trait);
+        let routes = routes_impl(model, arms, &routes_trait, visit_trait, callee, extra, DeviceAccess::Inferred);
+        let stand_in = hidden::module_items(private, std::iter::empty(), std::iter::empty(), &quote!(#private::Backend), false);
+        let unmarked = unmarked_extension_message(extension);
+        // The assertion's message group spanned at the path's last segment: rustc reports the whole path.
+        let end_span = proc_macro2::Span::call_site().located_at(trait_segment.ident.span());
+        let message = located_at(quote!((#unmarked)), end_span);
+        let assertion = located_at(quote!(::core::panic!), path_span);
+        let check = located_at(quote!(const _: () = if !#module::#marked_const), path_span);
+        let check = quote!(#check { #assertion #message };);
+        Some(quote! {
+            const _: () = {
+                #[allow(non_camel_case_types, non_snake_case, dead_code, unused_imports)]
+                mod #module {
+                    use super::*;
+                    #stand_in
+                }
+
+                const _: () = {
+                    #[allow(unused_imports)]
+                    use #module_of_trait::*;
+                    #check
+                    #(#consts)*
+                    #routes
+                };
+            };
+        })
     });
     quote!(#(#impls)*)
+}
+
+/// What a build says for a listed trait that has no hidden module here: it lacks the attribute, or (for a bare
+/// name) it was imported on its own, without the module beside it.
+fn unmarked_extension_message(extension: &syn::Path) -> String {
+    let segments: Vec<String> = extension.segments.iter().map(|segment| segment.ident.to_string()).collect();
+    let (spelled, name) = (segments.join("::"), segments.last().cloned().unwrap_or_default());
+    let mut message = format!(
+        "`{spelled}` is listed in `extensions(...)` but is not an extension trait: declare it with \
+         `#[dispatch_core::extension]`, which gives a derived enum the trait's ops"
+    );
+    if segments.len() == 1 {
+        message.push_str(&format!(
+            "; if it has the attribute and lives in another module, list it by its path \
+             (`extensions(module::{name})`): a `use` of the trait alone does not bring its ops"
+        ));
+    }
+    message
+}
+
+/// How a routes impl takes an arm's own device out of the enum's.
+#[derive(Clone, Copy)]
+enum DeviceAccess {
+    /// Through the field's type and the backend's path, spanned at the field, where a field that is not the
+    /// backend's device is reported: the enum's own `Routes`.
+    Checked,
+    /// With every type inferred, so that the code names none of the user's types: an extension's routes, which sit
+    /// under a glob import (see `extension_routes`), and after the `Routes` that checked the fields.
+    Inferred,
 }
 
 /// `impl <routes_trait> for <backend>`, one exhaustive `match` per kind of operand, down into the autodiff
@@ -314,6 +377,7 @@ fn routes_impl<'a>(
     visit_trait: impl Fn(&syn::Ident) -> TokenStream,
     callee: impl Fn(&Arm<'a>, &syn::Ident) -> TokenStream,
     extra: impl Fn(&Arm<'a>) -> TokenStream,
+    devices: DeviceAccess,
 ) -> TokenStream {
     let private = &model.private;
     let (backend, local) = (&model.items.backend, &model.ident);
@@ -338,11 +402,21 @@ fn routes_impl<'a>(
     });
     let visit_device = format_ident!("VisitDevice");
     let device_arm = |arm: &Arm<'a>, pattern: TokenStream| {
-        let (cfg, check, extra) = (&arm.cfg, arm.field_check(model), extra(arm));
-        // The field check keeps its own span: a field that is not the backend's device is reported there.
+        let (cfg, extra) = (&arm.cfg, extra(arm));
+        let own_device = match devices {
+            // The field check keeps its own span: a field that is not the backend's device is reported there.
+            DeviceAccess::Checked => {
+                let check = arm.field_check(model);
+                quote!(#check::backend_device(device))
+            }
+            DeviceAccess::Inferred => {
+                let (ident, backend) = (arm.ident(), &model.items.backend);
+                let arm_device = quote!(<<#ident as #private::Arm<#backend>>::Backend as #private::Backend>::Device);
+                quote!(<_ as #private::Same<#arm_device>>::same(device))
+            }
+        };
         let visit = callee(arm, &visit_device);
-        let args =
-            arm.grouped(proc_macro2::Delimiter::Parenthesis, quote!(visit, #check::backend_device(device) #extra));
+        let args = arm.grouped(proc_macro2::Delimiter::Parenthesis, quote!(visit, #own_device #extra));
         quote!(#cfg #pattern => #visit #args,)
     };
     let device_arms = model.devices.iter().map(|device| {
@@ -356,7 +430,12 @@ fn routes_impl<'a>(
             Role::Autodiff => {
                 let base_enum = &model.items.base;
                 let field = &device.field;
-                let base_of = quote_spanned!(device.field_span()=> <#field as #private::AutodiffField<#local>>::base);
+                let base_of = match devices {
+                    DeviceAccess::Checked => {
+                        quote_spanned!(device.field_span()=> <#field as #private::AutodiffField<#local>>::base)
+                    }
+                    DeviceAccess::Inferred => quote!(<_ as #private::AutodiffField<#local>>::base),
+                };
                 let bases = arms.iter().filter_map(|arm| {
                     let base_variant = &arm.base?.ident;
                     Some(device_arm(arm, quote!(#base_enum::#base_variant(ref device))))

@@ -9,11 +9,11 @@
 //! unmet bound, reported there. What each op contributes is in `op`.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::TypeParamBound;
 
 use super::ir::Extension;
-use super::op::{self, Context, ROUTES};
+use super::op::{self, Context};
 use crate::hidden;
 
 pub fn expand(extension: &Extension) -> TokenStream {
@@ -23,30 +23,12 @@ pub fn expand(extension: &Extension) -> TokenStream {
     let (vis, ident) = (&original.vis, &original.ident);
     let context =
         Context { krate: krate.clone(), private: private.clone(), trait_ident: ident, hidden: hidden::module(ident) };
-    let hidden = &context.hidden;
+    let (hidden, routes_trait) = (&context.hidden, hidden::routes_trait());
     let trait_item = trait_item(extension, &krate);
 
-    let (routes_trait, ops_struct, ops_fn) = (hidden::routes_trait(), hidden::ops_struct(), hidden::ops_fn());
-    let visit_traits = ROUTES.map(|(core_visit_trait, _, routed)| {
-        let (visit_trait, routed) = (hidden::visit_trait(core_visit_trait), format_ident!("{}", routed));
-        quote! {
-            /// An op of the extension, run on the arm its first operand lives on with that arm's ops.
-            pub trait #visit_trait<__DispatchBackend: #private::Backend>: #private::Visit<__DispatchBackend> {
-                fn visit<__DispatchArm: #private::Arm<__DispatchBackend>>(
-                    self,
-                    routed: &<<__DispatchArm as #private::Arm<__DispatchBackend>>::Backend as #private::Backend>::#routed,
-                    ops: &#ops_struct<<__DispatchArm as #private::Arm<__DispatchBackend>>::Backend>,
-                ) -> Self::Output;
-            }
-        }
-    });
-    let route_methods = ROUTES.map(|(core_visit_trait, route, routed)| {
-        let (visit_trait, route, routed) =
-            (hidden::visit_trait(core_visit_trait), format_ident!("{}", route), format_ident!("{}", routed));
-        quote!(fn #route<V: #visit_trait<Self>>(operand: &Self::#routed, visit: V) -> V::Output;)
-    });
     let pointer_fields = extension.ops.iter().filter_map(|each| op::pointer_field(&context, each));
     let pointers = extension.ops.iter().map(op::pointer);
+    let module_items = hidden::module_items(&private, pointer_fields, pointers, &quote!(super::#ident), true);
     let calls = extension.ops.iter().filter_map(|each| op::call(&context, each));
     let visitors = extension.ops.iter().filter_map(|each| op::visitor(&context, each));
     let methods = extension.ops.iter().filter_map(|each| op::method(&context, each));
@@ -61,24 +43,7 @@ pub fn expand(extension: &Extension) -> TokenStream {
             #[allow(unused_imports)]
             use super::*;
 
-            #(#visit_traits)*
-
-            /// The ops of a backend, which implements the extension.
-            pub struct #ops_struct<__DispatchBackend: #private::Backend> {
-                #(#pointer_fields)*
-                /// Ties the pointers' types to the backend.
-                pub __dispatch_marker: ::core::marker::PhantomData<fn() -> __DispatchBackend>,
-            }
-
-            /// The backend's own ops: callable only for a backend that implements the extension.
-            pub const fn #ops_fn<__DispatchBackend: super::#ident>() -> #ops_struct<__DispatchBackend> {
-                #ops_struct { #(#pointers)* __dispatch_marker: ::core::marker::PhantomData }
-            }
-
-            /// What a derived backend implements for each extension it lists: the arm of each kind of operand.
-            pub trait #routes_trait: #private::Backend {
-                #(#route_methods)*
-            }
+            #module_items
 
             #result_traits
             #(#calls)*

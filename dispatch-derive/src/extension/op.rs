@@ -13,7 +13,7 @@ use syn::spanned::Spanned;
 use syn::{Ident, ReturnType};
 
 use super::ir::{Kind, Op, Output};
-use crate::hidden;
+use crate::hidden::{self, ROUTES};
 use crate::model::replace_self;
 
 /// What every piece of an op's code names: dispatch-core, the extension and its hidden module.
@@ -233,15 +233,6 @@ pub fn method(context: &Context, op: &Op) -> Option<TokenStream> {
         }
     })
 }
-
-/// Each kind of operand an op is sent by: dispatch-core's visitor trait, the `Routes` method and the backend's
-/// type of it.
-pub const ROUTES: [(&str, &str, &str); 4] = [
-    ("VisitFloat", "route_float", "FloatTensor"),
-    ("VisitInt", "route_int", "IntTensor"),
-    ("VisitBool", "route_bool", "BoolTensor"),
-    ("VisitDevice", "route_device", "Device"),
-];
 
 fn route_index(kind: Kind) -> usize {
     match kind {
