@@ -1,51 +1,11 @@
-//! How devices are named, the one place that spells the grammar: `name` for a variant's default device,
-//! `name:<device>` for another device of the variant (`candle:cuda:1`) and for an autodiff device over its base
-//! (`autodiff:candle`), and `name:<rank>,<rank>...` for the ranks of a distributed device
-//! (`cluster:candle,candle:cuda:1`). A device's own text never holds a `,` or whitespace; it may hold `:`.
+//! How devices are named: the grammar (`name`, `name:<device>`, `name:<rank>,<rank>...`), from the
+//! `dispatch-device-name` crate, which the derive shares, and the error of a name that reads as no device.
 
 use std::fmt::{self, Display};
 
-/// What separates a variant's name from the device it qualifies: `candle:cuda:1`, `autodiff:candle`.
-pub const QUALIFIER: char = ':';
-
-/// What separates the ranks of a distributed device: `cluster:candle,ndarray`.
-pub const RANK_SEPARATOR: char = ',';
-
-/// Writes `name:<device>`.
-pub fn write_qualified(f: &mut fmt::Formatter<'_>, name: &str, device: &dyn Display) -> fmt::Result {
-    write!(f, "{name}{QUALIFIER}{device}")
-}
-
-/// The `<device>` of `input` if it reads `name:<device>`.
-pub fn qualified<'a>(input: &'a str, name: &str) -> Option<&'a str> {
-    input.strip_prefix(name)?.strip_prefix(QUALIFIER)
-}
-
-/// Whether `input` is `name` itself or `name:<device>`.
-pub fn names(input: &str, name: &str) -> bool {
-    input == name || qualified(input, name).is_some()
-}
-
-/// Writes the ranks of a distributed device, separated by [`RANK_SEPARATOR`].
-pub fn write_ranks<T: Display>(f: &mut fmt::Formatter<'_>, ranks: &[T]) -> fmt::Result {
-    for (index, rank) in ranks.iter().enumerate() {
-        if index > 0 {
-            write!(f, "{RANK_SEPARATOR}")?;
-        }
-        Display::fmt(rank, f)?;
-    }
-    Ok(())
-}
-
-/// The rank specs of a list, each trimmed.
-pub fn ranks(spec: &str) -> impl Iterator<Item = &str> {
-    spec.split(RANK_SEPARATOR).map(str::trim)
-}
-
-/// Whether `spec` lists more than one rank.
-pub fn lists_ranks(spec: &str) -> bool {
-    spec.contains(RANK_SEPARATOR)
-}
+pub use dispatch_device_name::{
+    QUALIFIER, RANK_SEPARATOR, lists_ranks, names, qualified, ranks, write_qualified, write_ranks,
+};
 
 /// A device name that no compiled-in device answers to, or whose device part is not valid.
 #[derive(Clone, Debug, PartialEq, Eq)]

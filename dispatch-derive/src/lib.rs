@@ -10,7 +10,6 @@
 mod ast;
 mod attr;
 mod derive;
-mod device_name;
 mod expand;
 mod extension;
 mod fallback;

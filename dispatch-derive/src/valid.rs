@@ -11,8 +11,8 @@ use syn::{Fields, Ident, Path, Type};
 
 use crate::ast::{Input, Variant};
 use crate::attr::{RoleAttr, RoleKind};
-use crate::device_name::{QUALIFIER, RANK_SEPARATOR};
 use crate::model::{self, Device, ItemNames, Model, Role};
+use dispatch_device_name::{QUALIFIER, RANK_SEPARATOR};
 
 /// The model of a valid input. Whatever it finds wrong goes to `errors`; the model is only meant to be expanded
 /// when `errors` stays empty.

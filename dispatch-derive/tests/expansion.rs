@@ -11,8 +11,6 @@ mod ast;
 mod attr;
 #[path = "../src/derive.rs"]
 mod derive;
-#[path = "../src/device_name.rs"]
-mod device_name;
 #[path = "../src/expand/mod.rs"]
 mod expand;
 #[path = "../src/fallback.rs"]

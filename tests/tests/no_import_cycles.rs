@@ -1,8 +1,8 @@
-//! Layers point one way: no file of a library crate (dispatch-core, dispatch-derive, dispatch-nn,
-//! dispatch-conformance) uses another file that uses it back. A module's parent and children are one unit (a parent
-//! declares and re-exports its children, which use the parent's helpers); any other pair of files that name each
-//! other (`use crate::...`, or a `crate::` path in code) is a circle, which this test names. Macro bodies are
-//! skipped: `$crate::` paths expand in the crates of derived enums, not here.
+//! Layers point one way: no file of a library crate (dispatch-core, dispatch-derive, dispatch-device-name,
+//! dispatch-nn, dispatch-conformance) uses another file that uses it back. A module's parent and children are one
+//! unit (a parent declares and re-exports its children, which use the parent's helpers); any other pair of files
+//! that name each other (`use crate::...`, or a `crate::` path in code) is a circle, which this test names. Macro
+//! bodies are skipped: `$crate::` paths expand in the crates of derived enums, not here.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -139,7 +139,7 @@ fn circles(src: &Path) -> BTreeSet<(String, String)> {
 
 #[test]
 fn no_two_files_of_a_library_crate_use_each_other() {
-    for library in ["dispatch-core", "dispatch-derive", "dispatch-nn", "dispatch-conformance"] {
+    for library in ["dispatch-core", "dispatch-derive", "dispatch-device-name", "dispatch-nn", "dispatch-conformance"] {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(library).join("src");
         let found = circles(&src);
         assert!(found.is_empty(), "files of {library} that use each other: {found:?}");

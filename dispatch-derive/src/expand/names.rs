@@ -7,7 +7,6 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
 
-use crate::device_name;
 use crate::model::{Device, Model, Role};
 
 /// The enum the impls are for, and the devices it holds.
@@ -37,7 +36,7 @@ pub fn names_array(model: &Model, named: &Named) -> TokenStream {
             Role::Autodiff => {
                 let names = bases.iter().map(|base| {
                     let base_cfg = base.cfg();
-                    let name = device_name::qualified(&device.name, &base.name);
+                    let name = dispatch_device_name::qualify(&device.name, &base.name);
                     quote!(#cfg #base_cfg #name,)
                 });
                 quote!(#(#names)*)
