@@ -264,9 +264,9 @@ impl Precision {
     /// truncation, and a wrong rule (a missing factor, a sign, a transposed gradient) is off by far more.
     pub const F64: Precision = Precision { dtype: dispatch_core::DType::F64, step: 1e-4, tolerance: 1e-6 };
 
-    /// For what computes in `f32` whatever the dtype (host ops, whose values are `f32`). Each perturbed output
-    /// carries a rounding error of about 1e-7 of its magnitude; the few outputs an input reaches contribute about
-    /// `k · 1e-6 / (2h)` for `k <= 5`, and truncation about 2e-4: 2e-3 covers the sum.
+    /// For a check in `F32` tensors. Each perturbed output carries a rounding error of about 1e-7 of its
+    /// magnitude; the few outputs an input reaches contribute about `k · 1e-6 / (2h)` for `k <= 5`, and truncation
+    /// about 2e-4: 2e-3 covers the sum.
     pub const F32: Precision = Precision { dtype: dispatch_core::DType::F32, step: 1e-2, tolerance: 2e-3 };
 }
 

@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkGroup, Criterion, Throughput, measurement::WallTime};
 use dispatch_core::HostTensor;
-use dispatch_core::Shape;
 use dispatch_core::Tensor;
 use dispatch_core::backends::{NdArray, NdArrayDevice};
 use dispatch_core::distributed::{Collective, Communicator, ReduceOp, run_in_process};
@@ -55,7 +54,7 @@ fn time_in_process(
 
 /// Times `iters` all-reduces of host values through a communicator, from a barrier (after set-up) to the end.
 fn host_rounds(comm: &Communicator, iters: u64) -> dispatch_core::Result<Duration> {
-    let mut values = HostTensor { data: start_values(comm.rank()), shape: Shape::new([ELEMENTS]) };
+    let mut values = HostTensor::new(start_values(comm.rank()), [ELEMENTS]);
     comm.barrier()?;
     let start = Instant::now();
     for _ in 0..iters {

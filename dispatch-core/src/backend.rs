@@ -2,19 +2,20 @@
 //! backends that `#[derive(Dispatch)]` generates. Model code is written once against it, through `Tensor<B>`.
 //!
 //! Every op takes its operands by reference and returns a new tensor. Every op that can fail on bad input returns
-//! `Err` and never panics: implementations check shapes and axes (see [`Shape`]) before calling into libraries whose
-//! ops panic on mismatch. The ops are listed once, in `backend/ops.rs`, and the trait's methods are expanded from
-//! that list.
+//! `Err` and never panics: implementations check shapes and axes (see [`Shape`](crate::Shape)) before calling into
+//! libraries whose ops panic on mismatch. The ops are listed once, in `backend/ops.rs`, and the trait's methods are
+//! expanded from that list.
 
 pub mod defaults;
+mod host_tensor;
 mod ops;
 pub(crate) mod window;
 
+pub use host_tensor::{HostTensor, HostValues};
 pub use window::{Conv1dOptions, Conv2dOptions, Window2d};
 
 use crate::device_name::ParseDeviceError;
 use crate::error::Result;
-use crate::shape::Shape;
 use std::fmt::{Debug, Display};
 use std::str::FromStr;
 
@@ -67,18 +68,11 @@ crate::for_each_op! { __op_names {} }
 )]
 pub trait BaseBackend: Backend<Device: DeviceOf<crate::backends::Autodiff<Self>>> {}
 
-/// Values of a tensor in host memory, row-major, as `f32` whatever the tensor's dtype: what host ops (and so the
-/// collectives) compute in. An `F64` tensor's values are rounded to `f32` on the way in (the one place a value of
-/// an `F64` tensor passes through `f32`); the output is rounded back to the tensor's dtype.
-#[derive(Clone, Debug, PartialEq)]
-pub struct HostTensor {
-    /// The elements in row-major order.
-    pub data: Vec<f32>,
-    /// The shape the elements fill.
-    pub shape: Shape,
-}
-
 /// A differentiable function evaluated on host memory: the extension point collectives use.
+///
+/// Both directions receive values that hold the tensor's dtype exactly (`F64` values for an `F64` tensor, `F32`
+/// for the others, see [`HostValues`]) and may return either element type: the result is rounded once, to the
+/// dtype of the tensor (or gradient) it replaces.
 pub trait HostOp: Send + Sync + 'static {
     /// The op's name, as errors report it (`all_reduce`).
     fn name(&self) -> &'static str;

@@ -2,11 +2,11 @@
 //! its own forward, and gradients through devices and host ops. The graph's own behaviours are in
 //! `autodiff_graph.rs`.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use dispatch_core::DType;
 use dispatch_core::backends::Autodiff;
-use dispatch_core::{BaseBackend, Error, HostOp, HostTensor, Result, Shape, Tensor};
+use dispatch_core::{BaseBackend, Error, HostOp, HostTensor, Result, Tensor};
 use dispatch_tests::{Precision, check_gradients_in};
 
 type Ad<B> = Autodiff<B>;
@@ -55,22 +55,12 @@ fn check_gradients<B: BaseBackend>(
     inputs: &[Input],
     op: impl Fn(&[Tensor<Ad<B>>]) -> Result<Tensor<Ad<B>>>,
 ) -> Result<()> {
-    check_gradients_at::<B>(Precision::F64, device, label, inputs, op)
-}
-
-fn check_gradients_at<B: BaseBackend>(
-    precision: Precision,
-    device: &B::Device,
-    label: &str,
-    inputs: &[Input],
-    op: impl Fn(&[Tensor<Ad<B>>]) -> Result<Tensor<Ad<B>>>,
-) -> Result<()> {
     let data = inputs
         .iter()
         .enumerate()
         .map(|(k, input)| Ok((input.data::<B>(k as u64 + 1, device)?, input.shape.clone())))
         .collect::<Result<Vec<_>>>()?;
-    check_gradients_in::<B>(precision, device, label, &data, op)
+    check_gradients_in::<B>(Precision::F64, device, label, &data, op)
 }
 
 /// [`check_gradients`] labelled with the op's own source text, so a failure names the op.
@@ -242,8 +232,22 @@ fn to_device_sends_the_gradient_back<B: BaseBackend>(device: &B::Device) -> Resu
     Ok(())
 }
 
-/// A real host op: multiplies by a constant, so its vector-Jacobian product multiplies by it too.
-struct ScaleBy(f32);
+/// A real host op: multiplies by a constant (in `f64`, rounded to its values' element type), so its
+/// vector-Jacobian product multiplies by it too. Notes the element type of every input it is given.
+struct ScaleBy {
+    factor: f64,
+    element_types: Mutex<Vec<DType>>,
+}
+
+impl ScaleBy {
+    fn new(factor: f64) -> Arc<Self> {
+        Arc::new(Self { factor, element_types: Mutex::new(Vec::new()) })
+    }
+
+    fn element_types(&self) -> Vec<DType> {
+        self.element_types.lock().unwrap().clone()
+    }
+}
 
 impl HostOp for ScaleBy {
     fn name(&self) -> &'static str {
@@ -251,7 +255,8 @@ impl HostOp for ScaleBy {
     }
 
     fn forward(&self, input: HostTensor) -> Result<HostTensor> {
-        Ok(HostTensor { data: input.data.iter().map(|v| v * self.0).collect(), shape: input.shape })
+        self.element_types.lock().unwrap().push(input.dtype());
+        Ok(input.map(|value| value * self.factor))
     }
 
     fn backward(&self, grad_output: HostTensor) -> Result<HostTensor> {
@@ -272,41 +277,88 @@ impl HostOp for WrongShapedBackward {
     }
 
     fn backward(&self, _: HostTensor) -> Result<HostTensor> {
-        Ok(HostTensor { data: vec![1.0], shape: Shape::new([1]) })
+        Ok(HostTensor::new(vec![1.0f32], [1]))
     }
 }
 
-/// The F64 gradient check with a step of 2^-13 (about 1e-4, as `Precision::F64`'s), for a host op. The host op
-/// reads its input in f32, so the step must keep every perturbed input a value f32 holds: at `Precision::F64`'s
-/// step of 1e-4 the rounding on the way in (up to 2^-24 of the value, over a step of 2e-4) moves the finite
-/// differences by 6e-5 of the gradient, and no honest check at 1e-6 passes.
-const HOST_OP_PRECISION: Precision = Precision { step: 1.0 / 8192.0, ..Precision::F64 };
+/// A host op that answers `f64` values whatever its input: its output is rounded once, from `f64`, to the
+/// tensor's dtype.
+struct FilledWithF64(f64);
+
+impl HostOp for FilledWithF64 {
+    fn name(&self) -> &'static str {
+        "filled_with_f64"
+    }
+
+    fn forward(&self, input: HostTensor) -> Result<HostTensor> {
+        Ok(HostTensor::new(vec![self.0; input.values.len()], input.shape))
+    }
+
+    fn backward(&self, grad_output: HostTensor) -> Result<HostTensor> {
+        Ok(grad_output.map(|_| 0.0))
+    }
+}
 
 fn gradients_flow_through_a_host_op<B: BaseBackend>(device: &B::Device) -> Result<()> {
-    let op: Arc<dyn HostOp> = Arc::new(ScaleBy(2.5));
-    // Multiples of 1/8 below 2, each moved by the step: 14 significant bits, which f32 holds, and so does 2.5 times
-    // them. So the host op computes exactly what F64 would, in the forward of every perturbed input; its backward
-    // rounds the incoming gradient to f32 once (2^-24, 6e-8 of it; measured 5e-8), far below the tolerance of 1e-6,
-    // while a backward off by 1e-5 fails.
-    let values: [f32; 6] = [-1.875, -0.625, 0.25, 0.875, 1.125, 1.625];
-    for value in values.map(f64::from) {
-        for input in [value - HOST_OP_PRECISION.step, value, value + HOST_OP_PRECISION.step] {
-            assert_eq!(f64::from(input as f32), input, "{input} is not a value f32 holds");
-            assert_eq!(f64::from(2.5 * input as f32), 2.5 * input, "2.5 * {input} is not a value f32 holds");
-        }
-    }
-    // The host op's gradient, and the direct path of the same input beside it.
-    check_gradients_at::<B>(HOST_OP_PRECISION, device, "host_op", &[exact(&[2, 3], &values)], |x| {
-        x[0].host_op(op.clone())?.sin()?.mul(&x[0])
+    // The F64 check at 1e-6 like every other op's: each perturbed input (a step of 1e-4 from an f32 value) is a
+    // value only f64 holds, so a host op that saw it rounded to f32 would be off by about 6e-5 of the gradient.
+    let op = ScaleBy::new(2.5);
+    let host_op: Arc<dyn HostOp> = op.clone();
+    check_gradients::<B>(device, "host_op", &[uniform(&[2, 3], -2.0, 2.0)], |x| {
+        x[0].host_op(host_op.clone())?.sin()?.mul(&x[0])
     })?;
+    let element_types = op.element_types();
+    assert!(!element_types.is_empty() && element_types.iter().all(|&dtype| dtype == DType::F64), "{element_types:?}");
 
     let x = Tensor::<Ad<B>>::from_vec(vec![1.0, -2.0, 3.0], [3], device)?.require_grad()?;
-    let y = x.host_op(op)?;
+    let y = x.host_op(ScaleBy::new(2.5))?;
     assert_eq!(y.to_vec()?, vec![2.5, -5.0, 7.5]);
     assert!(y.id().is_some(), "a host op keeps the graph");
     let gradients = y.mul(&x)?.sum()?.backward()?;
     // d(Σ 2.5 x²)/dx = 5 x: 2.5 x through the host op plus 2.5 x directly.
     assert_eq!(x.grad(&gradients).unwrap().to_vec()?, vec![5.0, -10.0, 15.0]);
+    Ok(())
+}
+
+fn an_f64_host_op_keeps_f64_forward_and_backward<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    // Values f32 does not hold, and a factor whose products with them f32 would round.
+    let values = vec![1.0 + 2f64.powi(-40), 0.1, -3.7];
+    let weights = vec![1.0 / 3.0, 2.0 - 2f64.powi(-35), 0.7];
+    let op = ScaleBy::new(0.1);
+    let x = Tensor::<Ad<B>>::from_f64_vec(values.clone(), [3], DType::F64, device)?.require_grad()?;
+    let y = x.host_op(op.clone())?;
+    assert_eq!(y.dtype(), DType::F64);
+    assert_eq!(y.to_f64_vec()?, values.iter().map(|value| value * 0.1).collect::<Vec<_>>());
+    let w = Tensor::<Ad<B>>::from_f64_vec(weights.clone(), [3], DType::F64, device)?;
+    let gradients = y.mul(&w)?.sum()?.backward()?;
+    let gradient = x.grad(&gradients).unwrap();
+    assert_eq!(gradient.dtype(), DType::F64);
+    assert_eq!(gradient.to_f64_vec()?, weights.iter().map(|weight| weight * 0.1).collect::<Vec<_>>());
+    assert_eq!(op.element_types(), vec![DType::F64, DType::F64], "forward, then backward");
+    // Every other dtype reaches the op as f32, which holds it exactly, and comes back in its own dtype.
+    for dtype in [DType::F32, DType::F16, DType::BF16] {
+        let op = ScaleBy::new(2.0);
+        let x = Tensor::<Ad<B>>::from_f64_vec(vec![1.5, -0.25], [2], dtype, device)?.require_grad()?;
+        let y = x.host_op(op.clone())?;
+        assert_eq!((y.dtype(), y.to_f64_vec()?), (dtype, vec![3.0, -0.5]));
+        let gradient = x.grad(&y.sum()?.backward()?).unwrap();
+        assert_eq!((gradient.dtype(), gradient.to_f64_vec()?), (dtype, vec![2.0, 2.0]));
+        assert_eq!(op.element_types(), vec![DType::F32, DType::F32], "{dtype}");
+    }
+    Ok(())
+}
+
+fn a_host_op_output_is_rounded_once_to_the_tensor_dtype<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    // Just above a tie of the half type, by less than f32 holds: rounded once it goes up, rounded through f32
+    // (which drops the excess and leaves the tie, broken to even) it would go down.
+    for (dtype, above_tie) in [(DType::F16, 1.0 + 2f64.powi(-11)), (DType::BF16, 1.0 + 2f64.powi(-8))] {
+        let value = above_tie + 2f64.powi(-40);
+        let once = dtype.round(value);
+        assert_ne!(once, dtype.round(f64::from(value as f32)), "{dtype}: the check cannot tell the roundings apart");
+        let x = Tensor::<Ad<B>>::from_f64_vec(vec![0.0; 2], [2], dtype, device)?;
+        let y = x.host_op(Arc::new(FilledWithF64(value)))?;
+        assert_eq!((y.dtype(), y.to_f64_vec()?), (dtype, vec![once; 2]));
+    }
     Ok(())
 }
 
@@ -365,5 +417,7 @@ dispatch_tests::tests_on_every_base_backend!(
     reductions_match_finite_differences,
     to_device_sends_the_gradient_back,
     gradients_flow_through_a_host_op,
+    an_f64_host_op_keeps_f64_forward_and_backward,
+    a_host_op_output_is_rounded_once_to_the_tensor_dtype,
     a_host_op_backward_of_the_wrong_shape_is_an_error,
 );

@@ -10,12 +10,12 @@ use dispatch_core::{Error, HostTensor, Shape};
 const TIMEOUT: Duration = Duration::from_secs(30);
 
 fn host(data: Vec<f32>, dims: &[usize]) -> HostTensor {
-    HostTensor { data, shape: Shape::new(dims) }
+    HostTensor::new(data, dims)
 }
 
-fn sum_of_ranks(comm: &Communicator) -> dispatch_core::Result<f32> {
+fn sum_of_ranks(comm: &Communicator) -> dispatch_core::Result<f64> {
     let output = comm.execute(Collective::AllReduce(ReduceOp::Sum), host(vec![comm.rank() as f32 + 1.0], &[1]))?;
-    Ok(output.data[0])
+    Ok(output.values.get(0).expect("one value in, one out"))
 }
 
 #[test]
@@ -34,8 +34,40 @@ fn different_shapes_fail_on_every_rank_naming_the_shapes_and_the_group_goes_on()
         assert!(matches!(error, Error::CollectiveMismatch { op: "all_reduce", .. }), "{error}");
         let message = error.to_string();
         assert!(message.contains("rank 0 [2, 3]") && message.contains("rank 1 [3, 2]"), "{message}");
-        assert!(message.contains("f32"), "{message}");
         assert_eq!(sum, 3.0);
+    }
+}
+
+#[test]
+fn different_element_types_fail_on_every_rank_naming_them_and_the_group_goes_on() {
+    // Every collective, so that each data phase is guarded, on 3 ranks of which only the last sends f64.
+    let collectives = [
+        Collective::AllReduce(ReduceOp::Sum),
+        Collective::Broadcast { root: 2 },
+        Collective::AllGather,
+        Collective::ReduceScatter(ReduceOp::Mean),
+    ];
+    let results = run_in_process(3, TIMEOUT, |comm| {
+        let mismatches = collectives.map(|collective| {
+            let input = if comm.rank() == 2 { HostTensor::new(vec![1.0f64; 3], [3]) } else { host(vec![1.0; 3], &[3]) };
+            comm.execute(collective, input).map(drop)
+        });
+        // Every rank saw the same disagreement, so the group is still in step for the next call.
+        Ok((mismatches, sum_of_ranks(&comm)?))
+    })
+    .unwrap()
+    .into_values()
+    .unwrap();
+    assert_eq!(results.len(), 3);
+    for (mismatches, sum) in results {
+        for (collective, mismatch) in collectives.iter().zip(mismatches) {
+            let error = mismatch.unwrap_err();
+            let op = collective.name();
+            assert!(matches!(&error, Error::CollectiveMismatch { op: named, .. } if *named == op), "{error}");
+            let message = error.to_string();
+            assert!(message.contains("different element types: rank 0 f32, rank 1 f32, rank 2 f64"), "{message}");
+        }
+        assert_eq!(sum, 6.0);
     }
 }
 

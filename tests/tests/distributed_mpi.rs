@@ -48,19 +48,24 @@ mod checks {
 
     use dispatch_core::distributed::mpi::MpiWorld;
     use dispatch_core::distributed::{self, Collective, Communicator, ReduceOp, run_in_process};
-    use dispatch_core::{Error, HostTensor, Result, Shape};
+    use dispatch_core::{Error, HostTensor, HostValues, Result};
 
     use super::distributed_support::{Device, train};
 
     const TIMEOUT: Duration = Duration::from_secs(60);
 
     fn host(data: Vec<f32>, dims: &[usize]) -> HostTensor {
-        HostTensor { data, shape: Shape::new(dims) }
+        HostTensor::new(data, dims)
     }
 
     /// Rank `rank`'s values: irregular, so a wrong order or a missed element shows.
     fn rank_values(rank: usize, len: usize) -> Vec<f32> {
         (0..len).map(|i| ((i * 7 + rank * 13) as f32 * 0.37).sin() * (rank as f32 + 1.5)).collect()
+    }
+
+    /// Rank `rank`'s `f64` values: as irregular, and none of them a value `f32` holds.
+    fn rank_values_f64(rank: usize, len: usize) -> Vec<f64> {
+        (0..len).map(|i| ((i * 7 + rank * 13) as f64 * 0.37).sin() * (rank as f64 + 1.5) + 2f64.powi(-40)).collect()
     }
 
     /// The collectives compared between engines, each on this rank's values.
@@ -78,14 +83,17 @@ mod checks {
         ]
     }
 
+    /// Every case in `f32`, then every case in `f64`.
     fn run_cases(comm: &Communicator) -> Result<Vec<HostTensor>> {
-        cases()
-            .into_iter()
-            .map(|(collective, dims)| {
-                let len = dims.iter().product();
-                comm.execute(collective, host(rank_values(comm.rank(), len), &dims))
-            })
-            .collect()
+        let f32_cases = cases().into_iter().map(|(collective, dims)| {
+            let len = dims.iter().product();
+            comm.execute(collective, host(rank_values(comm.rank(), len), &dims))
+        });
+        let f64_cases = cases().into_iter().map(|(collective, dims)| {
+            let len = dims.iter().product();
+            comm.execute(collective, HostTensor::new(rank_values_f64(comm.rank(), len), dims.as_slice()))
+        });
+        f32_cases.chain(f64_cases).collect()
     }
 
     pub fn run_all() {
@@ -100,10 +108,13 @@ mod checks {
             Ok(outputs)
         });
         let outputs = results.into_values().unwrap().remove(0);
-        // Two ranks add in either order to the same f32, so the engines agree exactly.
-        for ((collective, _), (mpi, in_process)) in cases().iter().zip(outputs.iter().zip(&expected[rank])) {
+        // Two ranks add in either order to the same f32 (or f64), so the engines agree exactly.
+        let both_element_types = cases().into_iter().chain(cases());
+        for ((collective, _), (mpi, in_process)) in both_element_types.zip(outputs.iter().zip(&expected[rank])) {
+            assert_eq!(mpi.dtype(), in_process.dtype(), "rank {rank}: {collective}");
             assert_eq!(mpi, in_process, "rank {rank}: {collective} differs between MPI and in-process");
         }
+        assert_eq!(outputs.len(), 2 * cases().len());
         println!("distributed_mpi: rank {rank}: {} collectives equal to the in-process engine", outputs.len());
         training_matches_the_in_process_cluster(rank);
         // The last handle: dropping it finalises MPI. Last in the process, since MPI cannot start again.
@@ -154,11 +165,16 @@ mod checks {
         let error = comm.execute(collective, host(vec![1.0], &[1])).unwrap_err();
         assert!(error.to_string().contains("all_reduce(Mean)"), "{error}");
 
+        let input = if comm.rank() == 0 { host(vec![1.0; 2], &[2]) } else { HostTensor::new(vec![1.0f64; 2], [2]) };
+        let error = comm.execute(Collective::AllReduce(ReduceOp::Sum), input).unwrap_err();
+        assert!(matches!(error, Error::CollectiveMismatch { op: "all_reduce", .. }), "{error}");
+        assert!(error.to_string().contains("different element types: rank 0 f32, rank 1 f64"), "{error}");
+
         let error = comm.execute(Collective::Broadcast { root: 5 }, host(vec![1.0], &[1])).unwrap_err();
         assert!(matches!(error, Error::IndexOutOfRange { op: "broadcast", index: 5, len: 2 }), "{error}");
 
         let sum = comm.execute(Collective::AllReduce(ReduceOp::Sum), host(vec![comm.rank() as f32 + 1.0], &[1]))?;
-        assert_eq!(sum.data, vec![3.0]);
+        assert_eq!(sum.values, HostValues::F32(vec![3.0]));
         Ok(())
     }
 }

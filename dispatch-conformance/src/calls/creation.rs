@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use dispatch_core::{Backend, DType, Error, HostOp, HostTensor, Result, Shape};
+use dispatch_core::{Backend, DType, Error, HostOp, HostTensor, HostValues, Result, Shape};
 
 use super::Floats;
 use crate::operands::Operands;
@@ -96,7 +96,12 @@ impl HostOp for ReverseAndDouble {
     }
 
     fn forward(&self, input: HostTensor) -> Result<HostTensor> {
-        Ok(HostTensor { data: input.data.iter().rev().map(|value| 2.0 * value).collect(), shape: input.shape })
+        // Each element type in its own arithmetic, as a host op of a user's would be written.
+        let values = match input.values {
+            HostValues::F32(values) => HostValues::F32(values.iter().rev().map(|value| 2.0 * value).collect()),
+            HostValues::F64(values) => HostValues::F64(values.iter().rev().map(|value| 2.0 * value).collect()),
+        };
+        Ok(HostTensor { values, shape: input.shape })
     }
 
     fn backward(&self, grad_output: HostTensor) -> Result<HostTensor> {

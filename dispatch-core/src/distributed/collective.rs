@@ -2,6 +2,9 @@
 
 use std::fmt;
 
+use crate::backend::HostValues;
+use crate::distributed::element::Element;
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 
@@ -15,23 +18,32 @@ pub enum ReduceOp {
 }
 
 impl ReduceOp {
-    /// Turns element-wise sums over `world_size` ranks into this op's result, in place: `Sum` keeps them,
-    /// `Mean` divides them by the world size. Engines sum, then call this; dividing (not multiplying by the
-    /// reciprocal) keeps every engine's result bit-for-bit the same.
-    pub(crate) fn finish_sums(self, sums: &mut [f32], world_size: usize) {
+    /// Turns element-wise sums over `world_size` ranks into this op's result, in place, in the sums' own type:
+    /// `Sum` keeps them, `Mean` divides them by the world size. Engines sum, then call this; dividing (not
+    /// multiplying by the reciprocal) keeps every engine's result bit-for-bit the same.
+    pub(crate) fn finish_sums<T: Element>(self, sums: &mut [T], world_size: usize) {
         match self {
             Self::Sum => {}
             Self::Mean => {
-                let world_size = world_size as f32;
+                let world_size = T::from_world_size(world_size);
                 sums.iter_mut().for_each(|sum| *sum /= world_size);
             }
+        }
+    }
+
+    /// [`ReduceOp::finish_sums`] on host values of either element type.
+    pub(crate) fn finish_values(self, sums: &mut HostValues, world_size: usize) {
+        match sums {
+            HostValues::F32(sums) => self.finish_sums(sums, world_size),
+            HostValues::F64(sums) => self.finish_sums(sums, world_size),
         }
     }
 }
 
 /// One collective call. Every rank of a group must make the same calls in the same order (SPMD), with the same
-/// arguments and tensors of the same shape; engines check this and answer a disagreement with
-/// [`Error::CollectiveMismatch`] on every rank.
+/// arguments and tensors of the same shape and element type ([`HostValues`]: `f64` from an `F64` tensor, `f32`
+/// from the others); engines check this and answer a disagreement with [`Error::CollectiveMismatch`] on every
+/// rank. A collective runs in its values' element type: `f64` values are moved and summed as `f64`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Collective {
     /// Every rank gets the reduction of every rank's tensor.
@@ -111,15 +123,43 @@ impl fmt::Display for Collective {
     }
 }
 
-/// What one rank brings to a collective: the call and the shape of its tensor (`None` for a barrier).
+/// What one rank brings to a collective: the call and what its tensor looks like (`None` for a barrier).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Call {
     pub collective: Collective,
-    pub shape: Option<Shape>,
+    pub operand: Option<Operand>,
 }
 
-/// Checks that every rank (by position in `calls`) made the same call with the same shape. Every rank runs it
-/// on the same list, so they all get the same answer.
+/// A rank's tensor as the group sees it before any data moves: its shape and the element type of its values.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Operand {
+    pub shape: Shape,
+    /// [`DType::F32`] or [`DType::F64`], as [`HostValues::dtype`] gives it.
+    pub dtype: DType,
+}
+
+impl Call {
+    /// A call that carries `values` of `shape`.
+    pub(crate) fn with_tensor(collective: Collective, shape: Shape, values: &HostValues) -> Self {
+        Self { collective, operand: Some(Operand { shape, dtype: values.dtype() }) }
+    }
+
+    /// A call that carries no tensor (a barrier).
+    pub(crate) fn without_tensor(collective: Collective) -> Self {
+        Self { collective, operand: None }
+    }
+
+    fn shape(&self) -> Option<&Shape> {
+        self.operand.as_ref().map(|operand| &operand.shape)
+    }
+
+    fn dtype(&self) -> Option<DType> {
+        self.operand.as_ref().map(|operand| operand.dtype)
+    }
+}
+
+/// Checks that every rank (by position in `calls`) made the same call with a tensor of the same shape and element
+/// type. Every rank runs it on the same list, so they all get the same answer.
 pub(crate) fn check_agreement(this_rank: &Call, calls: &[Call]) -> Result<()> {
     let op = this_rank.collective.name();
     let Some(first) = calls.first() else {
@@ -133,25 +173,41 @@ pub(crate) fn check_agreement(this_rank: &Call, calls: &[Call]) -> Result<()> {
             details: format!("{}; every rank must make the same calls in the same order", listed.join(", ")),
         });
     }
-    if calls.iter().any(|call| call.shape != first.shape) {
-        let listed: Vec<String> = calls
-            .iter()
-            .enumerate()
-            .map(|(rank, call)| match &call.shape {
-                Some(shape) => format!("rank {rank} {shape}"),
-                None => format!("rank {rank} no tensor"),
-            })
-            .collect();
+    if calls.iter().any(|call| call.shape() != first.shape()) {
+        let listed = list_by_rank(calls, |shape: &Shape| shape.to_string(), Call::shape);
+        return Err(Error::CollectiveMismatch {
+            op,
+            details: format!("different shapes: {listed}; every rank must pass the same shape"),
+        });
+    }
+    if calls.iter().any(|call| call.dtype() != first.dtype()) {
+        let listed = list_by_rank(calls, |dtype: DType| dtype.name().to_owned(), Call::dtype);
         return Err(Error::CollectiveMismatch {
             op,
             details: format!(
-                "different shapes: {}; every rank must pass the same shape (all tensors are f32, the only element \
-                 type)",
-                listed.join(", ")
+                "different element types: {listed}; every rank must pass values of the same element type (f64 from \
+                 an F64 tensor, f32 from an F32, F16 or BF16 tensor)"
             ),
         });
     }
     Ok(())
+}
+
+/// `rank 0 <what>, rank 1 <what>, ...`, with `no tensor` for a rank whose call carries none.
+fn list_by_rank<'a, T>(
+    calls: &'a [Call],
+    describe: impl Fn(T) -> String,
+    part: impl Fn(&'a Call) -> Option<T>,
+) -> String {
+    let listed: Vec<String> = calls
+        .iter()
+        .enumerate()
+        .map(|(rank, call)| match part(call) {
+            Some(value) => format!("rank {rank} {}", describe(value)),
+            None => format!("rank {rank} no tensor"),
+        })
+        .collect();
+    listed.join(", ")
 }
 
 /// The part `[start, end)` of `len` elements that `rank` of `world_size` handles: contiguous, in rank order,
@@ -170,7 +226,11 @@ mod tests {
     use super::*;
 
     fn call(collective: Collective, dims: &[usize]) -> Call {
-        Call { collective, shape: Some(Shape::new(dims)) }
+        Call::with_tensor(collective, Shape::new(dims), &HostValues::F32(Vec::new()))
+    }
+
+    fn call_f64(collective: Collective, dims: &[usize]) -> Call {
+        Call::with_tensor(collective, Shape::new(dims), &HostValues::F64(Vec::new()))
     }
 
     #[test]
@@ -185,7 +245,23 @@ mod tests {
             [call(Collective::AllReduce(ReduceOp::Sum), &[2, 3]), call(Collective::AllReduce(ReduceOp::Sum), &[3])];
         let message = check_agreement(&calls[1], &calls).unwrap_err().to_string();
         assert!(message.contains("rank 0 [2, 3]") && message.contains("rank 1 [3]"), "{message}");
-        assert!(message.contains("f32"), "{message}");
+    }
+
+    #[test]
+    fn different_element_types_are_named_in_the_error() {
+        let all_reduce = Collective::AllReduce(ReduceOp::Sum);
+        let calls = [call(all_reduce, &[2]), call_f64(all_reduce, &[2]), call(all_reduce, &[2])];
+        let error = check_agreement(&calls[2], &calls).unwrap_err();
+        assert!(matches!(error, Error::CollectiveMismatch { op: "all_reduce", .. }), "{error}");
+        let message = error.to_string();
+        assert!(message.contains("different element types: rank 0 f32, rank 1 f64, rank 2 f32"), "{message}");
+    }
+
+    #[test]
+    fn a_barrier_beside_a_tensor_is_named_in_the_error() {
+        let calls = [Call::without_tensor(Collective::Barrier), call(Collective::Barrier, &[1])];
+        let message = check_agreement(&calls[0], &calls).unwrap_err().to_string();
+        assert!(message.contains("rank 0 no tensor, rank 1 [1]"), "{message}");
     }
 
     #[test]
@@ -209,11 +285,18 @@ mod tests {
 
     #[test]
     fn mean_divides_sums_by_the_world_size_and_sum_keeps_them() {
-        let mut sums = [3.0, -6.0, 0.0];
+        let mut sums = [3.0f32, -6.0, 0.0];
         ReduceOp::Sum.finish_sums(&mut sums, 3);
         assert_eq!(sums, [3.0, -6.0, 0.0]);
         ReduceOp::Mean.finish_sums(&mut sums, 3);
         assert_eq!(sums, [1.0, -2.0, 0.0]);
+    }
+
+    #[test]
+    fn mean_of_f64_values_divides_in_f64() {
+        let mut sums = HostValues::F64(vec![1.0, 0.1 + 0.2]);
+        ReduceOp::Mean.finish_values(&mut sums, 3);
+        assert_eq!(sums, HostValues::F64(vec![1.0 / 3.0, (0.1 + 0.2) / 3.0]));
     }
 
     #[test]

@@ -5,12 +5,11 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::backend::HostTensor;
-use crate::distributed::collective::{Collective, split_range};
+use crate::distributed::collective::{Call, Collective, split_range};
 use crate::distributed::in_process::InProcessEngine;
 #[cfg(feature = "mpi")]
 use crate::distributed::mpi::MpiEngine;
 use crate::error::Result;
-use crate::shape::Shape;
 
 /// One rank's handle on its group: its index, the group's size, and the collectives.
 ///
@@ -74,36 +73,35 @@ impl Communicator {
 
     /// Returns once every rank has called it.
     pub fn barrier(&self) -> Result<()> {
-        let empty = HostTensor { data: Vec::new(), shape: Shape::new([0]) };
-        self.run_collective(Collective::Barrier, None, empty).map(drop)
+        let nothing = HostTensor::new(Vec::<f32>::new(), [0]);
+        self.run_collective(Call::without_tensor(Collective::Barrier), nothing).map(drop)
     }
 
     // ---- host memory --------------------------------------------------------------------------------------------
 
     /// Runs a collective on values in host memory: what the tensor collectives do after copying the tensor to
-    /// the host, for code that holds plain `f32` buffers.
+    /// the host, for code that holds plain buffers. The collective runs in the values' element type (`f64`
+    /// values are summed in `f64`), which every rank must share, as it shares the shape.
     pub fn execute(&self, collective: Collective, input: HostTensor) -> Result<HostTensor> {
-        let shape = input.shape.clone();
-        self.run_collective(collective, Some(shape), input)
+        // Rejects host data that does not fill its shape, before any rank waits on it.
+        input.shape.check_data_len(collective.name(), input.values.len())?;
+        let call = Call::with_tensor(collective, input.shape.clone(), &input.values);
+        self.run_collective(call, input)
     }
 
-    fn run_collective(&self, collective: Collective, shape: Option<Shape>, input: HostTensor) -> Result<HostTensor> {
-        // Rejects host data that does not fill its shape, before any rank waits on it.
-        if let Some(shape) = &shape {
-            shape.check_data_len(collective.name(), input.data.len())?;
-        }
+    fn run_collective(&self, call: Call, input: HostTensor) -> Result<HostTensor> {
         match &self.engine {
             Engine::Solo => {
                 // The same argument checks as a real group, so code that passes here passes on a cluster.
-                let output_shape = match &shape {
-                    Some(shape) => collective.output_shape(shape, 1)?,
-                    None => input.shape.clone(),
+                let output_shape = match &call.operand {
+                    Some(operand) => call.collective.output_shape(&operand.shape, 1)?,
+                    None => input.shape,
                 };
-                Ok(HostTensor { data: input.data, shape: output_shape })
+                Ok(HostTensor { values: input.values, shape: output_shape })
             }
-            Engine::InProcess(engine) => engine.execute(collective, shape, input),
+            Engine::InProcess(engine) => engine.execute(call, input),
             #[cfg(feature = "mpi")]
-            Engine::Mpi(engine) => engine.execute(collective, shape, input),
+            Engine::Mpi(engine) => engine.execute(call, input),
         }
     }
 }

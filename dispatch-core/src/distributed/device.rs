@@ -115,8 +115,8 @@ impl<D: Dispatch> DistributedDevice<D> {
     ///
     /// In-process, each rank is a thread of this process, and the group lives for this run only. Under MPI,
     /// `work` runs once, for this process's rank. On both engines, ranks that call one collective with arguments
-    /// that do not agree (shapes, collectives, roots, reduce ops) all get [`Error::CollectiveMismatch`] for that
-    /// call, and the group stays usable.
+    /// that do not agree (shapes, element types, collectives, roots, reduce ops) all get
+    /// [`Error::CollectiveMismatch`] for that call, and the group stays usable.
     ///
     /// # When a rank fails: in-process
     ///

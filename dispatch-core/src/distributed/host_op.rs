@@ -7,10 +7,12 @@ use crate::backend::{Backend, HostOp, HostTensor};
 use crate::distributed::collective::{Collective, ReduceOp};
 use crate::distributed::communicator::Communicator;
 use crate::error::Result;
-use crate::memory;
 use crate::tensor::Tensor;
 
-/// The tensor collectives: each runs on the tensor's values in host memory through [`Tensor::host_op`].
+/// The tensor collectives: each runs on the tensor's values in host memory through [`Tensor::host_op`], in the
+/// element type that holds the tensor's dtype exactly (`f64` for `F64`, `f32` for the others), and the result is
+/// rounded once, to the tensor's dtype: an `F64` tensor is reduced in `f64`, an `F32` one moves only `f32`. Every
+/// rank passes tensors of one element type, as of one shape.
 impl Communicator {
     /// Every rank gets the sum (or mean) of every rank's tensor. Backward: the gradient is all-reduced with the
     /// same op.
@@ -71,12 +73,7 @@ impl HostOp for CollectiveOp {
             // Only the root's input reaches the outputs, each of them once.
             Collective::Broadcast { root } => {
                 let summed = communicator.execute(Collective::AllReduce(ReduceOp::Sum), grad_output)?;
-                if communicator.rank() == root {
-                    Ok(summed)
-                } else {
-                    let zeros = memory::try_filled("broadcast backward", summed.data.len(), 0.0)?;
-                    Ok(HostTensor { data: zeros, shape: summed.shape })
-                }
+                if communicator.rank() == root { Ok(summed) } else { Ok(summed.map(|_| 0.0)) }
             }
             // Rank r's input is part r of every rank's output.
             Collective::AllGather => communicator.execute(Collective::ReduceScatter(ReduceOp::Sum), grad_output),
@@ -84,7 +81,7 @@ impl HostOp for CollectiveOp {
             // scaled as the forward scaled the sum.
             Collective::ReduceScatter(op) => {
                 let mut gathered = communicator.execute(Collective::AllGather, grad_output)?;
-                op.finish_sums(&mut gathered.data, communicator.world_size());
+                op.finish_values(&mut gathered.values, communicator.world_size());
                 Ok(gathered)
             }
             // Carries no tensor; never recorded, but the identity is its honest derivative.

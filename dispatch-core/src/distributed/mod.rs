@@ -15,6 +15,7 @@
 mod collective;
 mod communicator;
 mod device;
+mod element;
 mod host_op;
 mod in_process;
 pub mod mpi;

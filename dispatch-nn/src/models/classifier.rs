@@ -52,8 +52,9 @@ impl<B: Backend> ClassifierGradients<B> {
     /// and loss, so every rank takes the same step.
     pub fn all_reduce(&self, communicator: &Communicator, op: ReduceOp) -> Result<Self> {
         let [w1, b1, w2, b2] = self.tensors().map(|gradient| communicator.all_reduce(gradient, op));
-        let loss = HostTensor { data: vec![self.loss as f32], shape: Shape::new([1]) };
-        let loss = communicator.execute(Collective::AllReduce(op), loss)?.data.first().copied().map(f64::from);
+        // The loss is an `f64`, reduced as one: no rank's loss is rounded to `f32` on the way.
+        let loss = HostTensor::new(vec![self.loss], [1]);
+        let loss = communicator.execute(Collective::AllReduce(op), loss)?.values.get(0);
         // One value went in, so one comes back: a collective that returned none is the engine's bug, reported.
         let loss =
             loss.ok_or_else(|| Error::ElementCountMismatch { op: "all_reduce", count: 0, shape: Shape::new([1]) })?;

@@ -18,7 +18,7 @@ pub struct Expected {
 
 pub fn expect(program: &Program) -> Expected {
     let trace = Trace::run(program);
-    let tolerance = tolerance(&program.steps, &trace);
+    let tolerance = tolerance(&trace);
     if let Some(failure) = trace.failure {
         return Expected { outcome: Err(failure), gradient: None, tolerance };
     }

@@ -72,8 +72,9 @@ pub fn propagate(step: &Step, input: &Value, error: &[f64], operands: &Operands,
         Step::Unary(Unary::Neg | Unary::Relu | Unary::Abs)
         | Step::Clamp { .. }
         | Step::ThroughHost
+        | Step::HostOp
         | Step::ToDevice => error.to_vec(),
-        Step::Cast(_) | Step::HostOp => elementwise(&|_| 1.0, 1.0),
+        Step::Cast(_) => elementwise(&|_| 1.0, 1.0),
         Step::Unary(op) => elementwise(&|v| derivative(*op, v), roundings(*op)),
         Step::Scalar { op: Scalar::Add, .. } => elementwise(&|_| 1.0, 1.0),
         Step::Scalar { op: Scalar::Mul, scalar } => elementwise(&|_| *scalar, 1.0),

@@ -89,7 +89,7 @@ pub fn vjp(step: &Step, input: &Floats, output: &Value, operands: &Operands, g: 
             }
             Some(gradient)
         }
-        // The gradient is cast back, and passes the host op (in f32) and the move unchanged in value.
+        // The gradient is cast back, and passes the identity host op and the move unchanged in value.
         Step::Cast(_) | Step::HostOp | Step::ToDevice => Some(g.to_vec()),
         Step::ThroughHost => None,
         _ => Some(affine_vjp(step, input, operands, g)),

@@ -150,12 +150,8 @@ pub fn apply(step: &Step, current: &Value, operands: &Operands) -> Outcome<Value
             values::dtype_expected(DType::F32, floats.dtype)?;
             Ok(Value::Float(floats.clone()))
         }
-        Step::HostOp => {
-            // Host ops compute in f32: the values pass through it rounded to f32.
-            let floats = float(current);
-            let values = floats.values.iter().map(|&x| round_to(DType::F32, x)).collect();
-            Ok(Value::Float(Floats::new(floats.dims.clone(), values, floats.dtype)))
-        }
+        // Host ops see every dtype's values exactly (f64 for F64, f32 for the others), so the identity keeps them.
+        Step::HostOp => Ok(current.clone()),
         Step::ToDevice | Step::IntToDevice | Step::BoolToDevice => Ok(current.clone()),
         Step::Compare { op, .. } => elementwise::compare(*op, float(current), other()).map(Value::Bool),
         Step::CompareScalar { op, scalar } => {

@@ -56,7 +56,7 @@ fn gradients_in_range(program: &Program, trace: &Trace) -> bool {
     let Some(output) = trace.last() else { return true };
     let weights = output_weights(program, count(output.dims()));
     let Some(all) = gradients_with_errors(&program.steps, trace, &weights) else { return true };
-    let tolerance = tolerance(&program.steps, trace);
+    let tolerance = tolerance(trace);
     all.iter()
         .flat_map(|(g, e)| g.iter().zip(e))
         .all(|(g, e)| g.is_nan() || g.abs() <= LARGEST_GRADIENT && *e <= tolerance / 4.0 * g.abs().max(1.0))
@@ -84,17 +84,9 @@ fn fallback(current: &Value) -> Step {
 
 /// How far apart (relative, absolute below 1) two values the backends computed must be for every backend to order
 /// them alike: four times the tolerance of the coarsest dtype the program has used so far.
-pub fn tolerance(steps: &[Step], trace: &Trace) -> f64 {
-    let mut dtypes: Vec<DType> = trace
-        .values
-        .iter()
-        .filter_map(|value| if let Value::Float(f) = value { Some(f.dtype) } else { None })
-        .collect();
-    // A host op computes in f32 whatever the dtype.
-    if steps.iter().any(|step| matches!(step, Step::HostOp)) {
-        dtypes.push(DType::F32);
-    }
-    dtypes.into_iter().map(dispatch_tests::agreement).fold(0.0, f64::max)
+pub fn tolerance(trace: &Trace) -> f64 {
+    let dtypes = trace.values.iter().filter_map(|value| if let Value::Float(f) = value { Some(f.dtype) } else { None });
+    dtypes.map(dispatch_tests::agreement).fold(0.0, f64::max)
 }
 
 fn decidable(steps: &[Step], trace: &Trace, step: &Step, input: &Value, operands: &Operands, output: &Value) -> bool {
@@ -114,7 +106,7 @@ fn decidable(steps: &[Step], trace: &Trace, step: &Step, input: &Value, operands
             return false;
         }
         // Every value within a quarter of the tolerance of what the backends may compute.
-        let tolerance = tolerance(steps, trace).max(dispatch_tests::agreement(y.dtype));
+        let tolerance = tolerance(trace).max(dispatch_tests::agreement(y.dtype));
         let error = error_bound::propagate(step, input, input_error, operands, output);
         let within = |(v, e): (&f64, &f64)| v.is_nan() || *e <= tolerance / 4.0 * v.abs().max(1.0);
         if !y.values.iter().zip(&error).all(within) {

@@ -287,7 +287,7 @@ pub enum Step {
     Cast(DType),
     /// `to_vec`, then `from_vec`: an `F32` tensor's values through host memory (another dtype is an error).
     ThroughHost,
-    /// The identity host op, which computes in `f32`.
+    /// The identity host op, which sees the values exactly in every dtype.
     HostOp,
     /// `to_device` onto the device the tensor is on.
     ToDevice,

@@ -14,6 +14,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::distributed::collective::Call;
+use crate::distributed::element::Element;
 use crate::distributed::in_process::rendezvous::{Arrival, Group, Meeting, Part};
 use crate::distributed::in_process::shared_buffer::SharedBuffer;
 use crate::error::{Error, Result};
@@ -28,12 +29,12 @@ pub(crate) struct Loan<'a> {
     /// Whether the group may hold or use the buffer: from publishing it until it is taken back.
     lent: bool,
     meeting: Option<Arc<Meeting>>,
-    /// The buffer stays mutably borrowed for as long as the loan lives.
-    _buffer: PhantomData<&'a mut [f32]>,
+    /// The buffer (of whatever element type) stays mutably borrowed for as long as the loan lives.
+    _buffer: PhantomData<&'a mut [()]>,
 }
 
 impl<'a> Loan<'a> {
-    pub(crate) fn new(group: &'a Group, rank: usize, op: &'static str, data: &'a mut [f32]) -> Self {
+    pub(crate) fn new<T: Element>(group: &'a Group, rank: usize, op: &'static str, data: &'a mut [T]) -> Self {
         let buffer = Some(SharedBuffer::lend(data));
         Self { group, rank, op, buffer, lent: false, meeting: None, _buffer: PhantomData }
     }
@@ -95,7 +96,8 @@ mod tests {
     use crate::shape::Shape;
 
     fn all_reduce(len: usize) -> Call {
-        Call { collective: Collective::AllReduce(ReduceOp::Sum), shape: Some(Shape::new([len])) }
+        let values = crate::backend::HostValues::F32(Vec::new());
+        Call::with_tensor(Collective::AllReduce(ReduceOp::Sum), Shape::new([len]), &values)
     }
 
     /// Sets its flag when dropped: declared before a buffer, it is dropped after the buffer is freed.
@@ -115,13 +117,13 @@ mod tests {
             let unwinding = scope.spawn(|| {
                 catch_unwind(AssertUnwindSafe(|| {
                     let _freed = SetOnDrop(&freed);
-                    let mut data = vec![1.0, 2.0, 3.0, 4.0];
+                    let mut data = vec![1.0f32, 2.0, 3.0, 4.0];
                     let mut loan = Loan::new(&group, 0, "all_reduce", &mut data);
                     loan.meet(all_reduce(4)).map(drop).unwrap();
                     panic!("rank 0 fails between meeting and leaving");
                 }))
             });
-            let mut own = vec![0.0; 4];
+            let mut own = vec![0.0f32; 4];
             let mut loan = Loan::new(&group, 1, "all_reduce", &mut own);
             let meeting = loan.meet(all_reduce(4)).unwrap();
             // Rank 0 either waits at the leave barrier (the loan's drop) or has freed its buffer: wait for one.
@@ -130,7 +132,7 @@ mod tests {
             }
             assert!(!freed.load(Ordering::SeqCst), "rank 0 freed its buffer while rank 1 could still use it");
             // SAFETY: nobody writes during this check (rank 0 is unwinding, rank 1 is here).
-            let values = unsafe { meeting.arrivals[0].buffer.slice(0..4) }.unwrap().to_vec();
+            let values = unsafe { meeting.arrivals[0].buffer.slice::<f32>(0..4) }.unwrap().to_vec();
             assert_eq!(values, [1.0, 2.0, 3.0, 4.0]);
             let error = loan.give_back().unwrap_err();
             assert!(matches!(&error, Error::PeerFailed { rank: 1, .. }), "{error}");
@@ -143,7 +145,7 @@ mod tests {
     #[test]
     fn a_rank_still_in_a_meeting_cannot_lend_a_second_buffer() {
         let group = Group::new(1, Duration::MAX);
-        let (mut first, mut second) = (vec![1.0], vec![2.0]);
+        let (mut first, mut second) = (vec![1.0f32], vec![2.0f32]);
         let mut lent = Loan::new(&group, 0, "all_reduce", &mut first);
         lent.meet(all_reduce(1)).unwrap();
         let mut again = Loan::new(&group, 0, "all_reduce", &mut second);
@@ -156,7 +158,7 @@ mod tests {
     #[test]
     fn a_buffer_withdrawn_by_a_failed_meeting_is_not_lent_any_more() {
         let group = Group::new(2, Duration::ZERO);
-        let mut data = vec![1.0];
+        let mut data = vec![1.0f32];
         let mut loan = Loan::new(&group, 0, "all_reduce", &mut data);
         let error = loan.meet(all_reduce(1)).map(drop).unwrap_err();
         assert!(matches!(error, Error::CollectiveTimeout { .. }), "{error}");

@@ -10,8 +10,9 @@ use std::sync::Arc;
 
 pub(crate) use run::run;
 
-use crate::backend::HostTensor;
+use crate::backend::{HostTensor, HostValues};
 use crate::distributed::collective::{Call, Collective, check_agreement};
+use crate::distributed::element::Element;
 use crate::distributed::in_process::loan::Loan;
 use crate::distributed::in_process::rendezvous::{Group, Meeting};
 use crate::error::Result;
@@ -24,11 +25,11 @@ pub(crate) struct InProcessEngine {
 }
 
 /// Where a collective left this rank's result.
-enum Output {
+enum Output<T> {
     /// In the rank's own input buffer, under this shape.
     InPlace(Shape),
     /// In a new buffer.
-    Fresh(Vec<f32>, Shape),
+    Fresh(Vec<T>, Shape),
 }
 
 impl InProcessEngine {
@@ -44,45 +45,54 @@ impl InProcessEngine {
         self.group.world_size()
     }
 
-    pub(crate) fn execute(
-        &self,
-        collective: Collective,
-        shape: Option<Shape>,
-        input: HostTensor,
-    ) -> Result<HostTensor> {
-        let call = Call { collective, shape };
-        let mut data = input.data;
+    /// Runs `call` on `input`'s values in their own element type.
+    pub(crate) fn execute(&self, call: Call, input: HostTensor) -> Result<HostTensor> {
+        let (values, shape) = match input.values {
+            HostValues::F32(data) => {
+                let (data, shape) = self.execute_in(&call, data)?;
+                (HostValues::F32(data), shape)
+            }
+            HostValues::F64(data) => {
+                let (data, shape) = self.execute_in(&call, data)?;
+                (HostValues::F64(data), shape)
+            }
+        };
+        Ok(HostTensor { values, shape })
+    }
+
+    fn execute_in<T: Element>(&self, call: &Call, mut data: Vec<T>) -> Result<(Vec<T>, Shape)> {
         // The other ranks use `data` from the meeting until `give_back`; the loan borrows it until then, and
         // takes it back through the leave barrier even if this rank unwinds (see `loan.rs`).
-        let mut loan = Loan::new(&self.group, self.rank, collective.name(), &mut data);
-        let output = self.work(loan.meet(call.clone())?, &call);
+        let mut loan = Loan::new(&self.group, self.rank, call.collective.name(), &mut data);
+        let output = self.work::<T>(loan.meet(call.clone())?, call);
         // Every rank leaves every meeting, even after a disagreement, so buffers are returned in step.
         let left = loan.give_back();
         let output = output?;
         left?;
         Ok(match output {
-            Output::InPlace(shape) => HostTensor { data, shape },
-            Output::Fresh(data, shape) => HostTensor { data, shape },
+            Output::InPlace(shape) => (data, shape),
+            Output::Fresh(data, shape) => (data, shape),
         })
     }
 
-    /// Checks the arrivals agree, then runs this rank's part of the data phase.
-    fn work(&self, meeting: &Meeting, call: &Call) -> Result<Output> {
+    /// Checks the arrivals agree (collective, shape and element type, so every buffer holds `T`), then runs this
+    /// rank's part of the data phase.
+    fn work<T: Element>(&self, meeting: &Meeting, call: &Call) -> Result<Output<T>> {
         let calls: Vec<Call> = meeting.arrivals.iter().map(|arrival| arrival.call.clone()).collect();
         check_agreement(call, &calls)?;
-        let Some(shape) = &call.shape else {
+        let Some(operand) = &call.operand else {
             return Ok(Output::InPlace(Shape::new([0])));
         };
         let world_size = self.world_size();
-        let output_shape = call.collective.output_shape(shape, world_size)?;
-        let len = shape.num_elements();
+        let output_shape = call.collective.output_shape(&operand.shape, world_size)?;
+        let len = operand.shape.num_elements();
         match call.collective {
             Collective::AllReduce(op) => {
-                data::all_reduce(meeting, self.rank, op, len)?;
+                data::all_reduce::<T>(meeting, self.rank, op, len)?;
                 Ok(Output::InPlace(output_shape))
             }
             Collective::Broadcast { root } => {
-                data::broadcast(meeting, self.rank, root)?;
+                data::broadcast::<T>(meeting, self.rank, root)?;
                 Ok(Output::InPlace(output_shape))
             }
             Collective::AllGather => Ok(Output::Fresh(data::all_gather(meeting, len)?, output_shape)),

@@ -7,18 +7,21 @@ use ::mpi::Count;
 use ::mpi::collective::SystemOperation;
 use ::mpi::datatype::PartitionMut;
 use ::mpi::topology::SimpleCommunicator;
-use ::mpi::traits::{Communicator as _, CommunicatorCollectives, Root};
+use ::mpi::traits::{Communicator as _, CommunicatorCollectives, Equivalence, Root};
 
-use crate::backend::HostTensor;
-use crate::distributed::collective::{Call, Collective, ReduceOp, check_agreement};
+use crate::backend::{HostTensor, HostValues};
+use crate::distributed::collective::{Call, Collective, Operand, ReduceOp, check_agreement};
+use crate::distributed::element::Element;
 use crate::distributed::mpi::world::MpiWorld;
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::shape::Shape;
 
 /// Dimensions sent inside the fixed header; tensors with more take a second, variable-size exchange.
 const INLINE_DIMS: usize = 6;
-/// kind, parameter, has a tensor, rank (number of dimensions), then the inline dimensions.
+/// kind, parameter, the tensor's element type (0 for none), rank (number of dimensions), then the inline
+/// dimensions.
 const HEADER: usize = 4 + INLINE_DIMS;
 /// More dimensions than any real tensor has: a header claiming more is corrupt.
 const MAX_DIMS: usize = 1024;
@@ -40,57 +43,74 @@ impl MpiEngine {
         self.world.size()
     }
 
-    pub(crate) fn execute(
-        &self,
-        collective: Collective,
-        shape: Option<Shape>,
-        input: HostTensor,
-    ) -> Result<HostTensor> {
+    /// Runs `call` on `input`'s values in their own element type, with the matching MPI datatype.
+    pub(crate) fn execute(&self, call: Call, input: HostTensor) -> Result<HostTensor> {
         let world_size = self.world_size();
-        let call = Call { collective, shape };
+        let collective = call.collective;
         let mut guard = self.world.lock();
         let channels = &mut *guard;
         let calls = exchange_calls(&channels.collectives, &call, world_size)?;
         check_agreement(&call, &calls)?;
         // A barrier is done: the exchange completes only once every rank has joined it.
-        let Some(shape) = &call.shape else {
+        let Some(operand) = &call.operand else {
             return Ok(input);
         };
-        let output_shape = collective.output_shape(shape, world_size)?;
-        check_counts(collective, shape, &output_shape)?;
+        let output_shape = collective.output_shape(&operand.shape, world_size)?;
+        check_counts(collective, &operand.shape, &output_shape)?;
         let comm = &channels.collectives;
-        let data = match collective {
-            Collective::AllReduce(op) => {
-                let mut output = std::mem::take(&mut channels.scratch);
-                if output.capacity() < input.data.len() {
-                    output = memory::try_vec("all_reduce", input.data.len())?;
-                }
-                output.resize(input.data.len(), 0.0);
-                comm.all_reduce_into(&input.data[..], &mut output[..], SystemOperation::sum());
-                op.finish_sums(&mut output, world_size);
-                channels.scratch = input.data;
-                output
+        let output_len = output_shape.num_elements();
+        let values = match input.values {
+            HostValues::F32(data) => {
+                HostValues::F32(run(comm, &mut channels.scratch_f32, collective, data, output_len, world_size)?)
             }
-            Collective::Broadcast { root } => {
-                let mut data = input.data;
-                comm.process_at_rank(mpi_count(root)?).broadcast_into(&mut data[..]);
-                data
+            HostValues::F64(data) => {
+                HostValues::F64(run(comm, &mut channels.scratch_f64, collective, data, output_len, world_size)?)
             }
-            Collective::AllGather => {
-                let mut output = memory::try_filled("all_gather", output_shape.num_elements(), 0.0)?;
-                comm.all_gather_into(&input.data[..], &mut output[..]);
-                output
-            }
-            Collective::ReduceScatter(op) => {
-                let mut output = memory::try_filled("reduce_scatter", output_shape.num_elements(), 0.0)?;
-                comm.reduce_scatter_block_into(&input.data[..], &mut output[..], SystemOperation::sum());
-                op.finish_sums(&mut output, world_size);
-                output
-            }
-            Collective::Barrier => input.data,
         };
-        Ok(HostTensor { data, shape: output_shape })
+        Ok(HostTensor { values, shape: output_shape })
     }
+}
+
+/// The data phase of a collective the ranks agreed on, in `T`: this rank's output of `output_len` elements.
+/// `scratch` is the reused receive buffer of `all_reduce` for `T`.
+fn run<T: Element + Equivalence>(
+    comm: &SimpleCommunicator,
+    scratch: &mut Vec<T>,
+    collective: Collective,
+    data: Vec<T>,
+    output_len: usize,
+    world_size: usize,
+) -> Result<Vec<T>> {
+    Ok(match collective {
+        Collective::AllReduce(op) => {
+            let mut output = std::mem::take(scratch);
+            if output.capacity() < data.len() {
+                output = memory::try_vec("all_reduce", data.len())?;
+            }
+            output.resize(data.len(), T::default());
+            comm.all_reduce_into(&data[..], &mut output[..], SystemOperation::sum());
+            op.finish_sums(&mut output, world_size);
+            *scratch = data;
+            output
+        }
+        Collective::Broadcast { root } => {
+            let mut data = data;
+            comm.process_at_rank(mpi_count(root)?).broadcast_into(&mut data[..]);
+            data
+        }
+        Collective::AllGather => {
+            let mut output = memory::try_filled("all_gather", output_len, T::default())?;
+            comm.all_gather_into(&data[..], &mut output[..]);
+            output
+        }
+        Collective::ReduceScatter(op) => {
+            let mut output = memory::try_filled("reduce_scatter", output_len, T::default())?;
+            comm.reduce_scatter_block_into(&data[..], &mut output[..], SystemOperation::sum());
+            op.finish_sums(&mut output, world_size);
+            output
+        }
+        Collective::Barrier => data,
+    })
 }
 
 /// Every rank's call, by rank.
@@ -113,7 +133,7 @@ fn exchange_calls(comm: &SimpleCommunicator, call: &Call, world_size: usize) -> 
 }
 
 fn exchange_long_dims(comm: &SimpleCommunicator, call: &Call, ranks: &[usize]) -> Result<Vec<Vec<u64>>> {
-    let own: Vec<u64> = call.shape.iter().flat_map(|shape| shape.dims()).map(|&dim| dim as u64).collect();
+    let own: Vec<u64> = call.operand.iter().flat_map(|operand| operand.shape.dims()).map(|&dim| dim as u64).collect();
     let counts: Vec<Count> = ranks.iter().map(|&rank| mpi_count(rank)).collect::<Result<_>>()?;
     let mut displacements = Vec::with_capacity(counts.len());
     let mut total: Count = 0;
@@ -142,9 +162,10 @@ fn encode(call: &Call) -> [u64; HEADER] {
         Collective::ReduceScatter(op) => (4, reduce_code(op)),
         Collective::Barrier => (5, 0),
     };
-    let dims = call.shape.as_ref().map(Shape::dims).unwrap_or_default();
+    let dims = call.operand.as_ref().map(|operand| operand.shape.dims()).unwrap_or_default();
+    let element = call.operand.as_ref().map_or(0, |operand| element_code(operand.dtype));
     let mut header = [0; HEADER];
-    header[..4].copy_from_slice(&[kind, parameter, u64::from(call.shape.is_some()), dims.len() as u64]);
+    header[..4].copy_from_slice(&[kind, parameter, element, dims.len() as u64]);
     for (slot, &dim) in header[4..].iter_mut().zip(dims) {
         *slot = dim as u64;
     }
@@ -161,12 +182,36 @@ fn decode(header: &[u64], dims: &[u64]) -> Result<Call> {
         5 => Collective::Barrier,
         other => return Err(corrupt(format!("unknown collective code {other}"))),
     };
-    let shape = if header[2] == 1 {
-        Some(Shape::new(dims.iter().map(|&dim| to_usize(dim)).collect::<Result<Vec<_>>>()?))
-    } else {
-        None
+    let operand = match element_dtype(header[2])? {
+        Some(dtype) => {
+            let shape = Shape::new(dims.iter().map(|&dim| to_usize(dim)).collect::<Result<Vec<_>>>()?);
+            Some(Operand { shape, dtype })
+        }
+        None => None,
     };
-    Ok(Call { collective, shape })
+    Ok(Call { collective, operand })
+}
+
+/// The element type in a header: 0 for a call without a tensor. Every dtype has a code, so a header says what
+/// the call says (host values are only ever `f32` or `f64`).
+fn element_code(dtype: DType) -> u64 {
+    match dtype {
+        DType::F32 => 1,
+        DType::F64 => 2,
+        DType::F16 => 3,
+        DType::BF16 => 4,
+    }
+}
+
+fn element_dtype(code: u64) -> Result<Option<DType>> {
+    match code {
+        0 => Ok(None),
+        1 => Ok(Some(DType::F32)),
+        2 => Ok(Some(DType::F64)),
+        3 => Ok(Some(DType::F16)),
+        4 => Ok(Some(DType::BF16)),
+        other => Err(corrupt(format!("unknown element type code {other}"))),
+    }
 }
 
 fn reduce_code(op: ReduceOp) -> u64 {
@@ -214,10 +259,11 @@ mod tests {
 
     #[test]
     fn headers_round_trip() {
+        let (f32s, f64s) = (HostValues::F32(Vec::new()), HostValues::F64(Vec::new()));
         let calls = [
-            Call { collective: Collective::AllReduce(ReduceOp::Mean), shape: Some(Shape::new([3, 0, 2])) },
-            Call { collective: Collective::Broadcast { root: 7 }, shape: Some(Shape::new([1])) },
-            Call { collective: Collective::Barrier, shape: None },
+            Call::with_tensor(Collective::AllReduce(ReduceOp::Mean), Shape::new([3, 0, 2]), &f32s),
+            Call::with_tensor(Collective::Broadcast { root: 7 }, Shape::new([1]), &f64s),
+            Call::without_tensor(Collective::Barrier),
         ];
         for call in calls {
             let header = encode(&call);

@@ -27,8 +27,10 @@ pub(crate) struct Channels {
     pub collectives: SimpleCommunicator,
     /// A second duplicate for the end-of-run check, which may overlap a peer's blocked collective.
     pub epilogue: SimpleCommunicator,
-    /// Reused as the receive buffer of `all_reduce`, so steady-state training allocates nothing.
-    pub scratch: Vec<f32>,
+    /// Reused as the receive buffer of `all_reduce` of `f32` values, so steady-state training allocates nothing.
+    pub scratch_f32: Vec<f32>,
+    /// As `scratch_f32`, for `f64` values.
+    pub scratch_f64: Vec<f64>,
 }
 
 // SAFETY: `SimpleCommunicator` holds an MPI handle (an opaque pointer in Open MPI) that MPI lets any thread use
@@ -64,7 +66,12 @@ impl MpiWorld {
         let (Ok(rank), Ok(size)) = (rank, size) else {
             return Err(unavailable("MPI reported a negative rank or size"));
         };
-        let channels = Channels { collectives: world.duplicate(), epilogue: world.duplicate(), scratch: Vec::new() };
+        let channels = Channels {
+            collectives: world.duplicate(),
+            epilogue: world.duplicate(),
+            scratch_f32: Vec::new(),
+            scratch_f64: Vec::new(),
+        };
         let world = Arc::new(Self { rank, size, channels: Mutex::new(channels), _universe: universe });
         *slot = Arc::downgrade(&world);
         Ok(world)
