@@ -6,7 +6,8 @@
 use std::cell::RefCell;
 use std::thread::LocalKey;
 
-use ndarray::ArcArrayD;
+use ndarray::{ArcArrayD, ArrayD, ArrayViewD, ShapeError};
+use num_traits::Zero;
 
 /// Smaller buffers come cheaply from malloc's own free lists; only larger ones are kept.
 const KEEP_FROM: usize = 1 << 12;
@@ -94,6 +95,29 @@ impl Reused for f64 {
 pub(super) fn buffer<E: Reused>(len: usize) -> Vec<E> {
     let kept = E::kept().try_with(|kept| kept.try_borrow_mut().ok().and_then(|mut kept| kept.take(len)));
     kept.ok().flatten().unwrap_or_else(|| Vec::with_capacity(len))
+}
+
+/// `len` copies of `value`, in a kept buffer when there is one: for outputs written in place afterwards (a matrix
+/// product), clearing memory this thread already touched costs less than the page faults of fresh memory.
+pub(super) fn filled<E: Reused + Clone>(len: usize, value: E) -> Vec<E> {
+    let mut values = buffer(len);
+    values.resize(len, value);
+    values
+}
+
+/// `view`'s elements in row-major order, in a kept buffer when there is one: the copy an op makes before working in
+/// place on its output (softmax, layer norm), or to lay a permuted tensor out row-major.
+pub(super) fn row_major_copy<E: Reused + Copy + Zero>(view: ArrayViewD<'_, E>) -> Result<ArrayD<E>, ShapeError> {
+    if let Some(row_major) = view.as_slice() {
+        let mut values = buffer(view.len());
+        values.extend_from_slice(row_major);
+        return ArrayD::from_shape_vec(view.raw_dim(), values);
+    }
+    // `assign` copies by whole inner rows; an element-by-element walk of a permuted view is several times slower
+    // than clearing the buffer first.
+    let mut copy = ArrayD::from_shape_vec(view.raw_dim(), filled(view.len(), E::zero()))?;
+    copy.assign(&view);
+    Ok(copy)
 }
 
 /// The storage of `array`, kept for reuse when nothing else shares it.

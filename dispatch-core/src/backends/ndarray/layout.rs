@@ -3,6 +3,7 @@
 
 use ndarray::{ArcArrayD, Axis, Slice};
 
+use super::buffers;
 use super::tensor::{Element, NdArrayTensor, arrays_of, check_output, ndarray_error, with_array};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -25,7 +26,16 @@ pub(super) fn permute(tensor: &NdArrayTensor, axes: Vec<usize>) -> Result<NdArra
 
 pub(super) fn reshape(tensor: &NdArrayTensor, shape: &Shape) -> Result<NdArrayTensor> {
     tensor.shape().check_reshape(shape)?;
-    with_array!(tensor, |array| Ok(NdArrayTensor::shared_as(tensor.dtype(), reshaped("reshape", array, shape)?)))
+    with_array!(tensor, |array| {
+        // A permuted tensor (attention heads, a transposed matrix) is copied row-major into a kept buffer.
+        let row_major = if array.is_standard_layout() {
+            array.clone()
+        } else {
+            check_output::<E>("reshape", array.len())?;
+            buffers::row_major_copy(array.view()).map_err(|error| ndarray_error("reshape", error))?.into_shared()
+        };
+        Ok(NdArrayTensor::shared_as(tensor.dtype(), reshaped("reshape", &row_major, shape)?))
+    })
 }
 
 /// The array's elements in row-major order under `shape` (of the same element count): the same buffer when the

@@ -2,8 +2,9 @@
 //! multiplied without being copied first.
 
 use ndarray::linalg::general_mat_mul;
-use ndarray::{ArcArrayD, Array, Array3, ArrayView2, ArrayViewD, Dimension, Ix2, IxDyn};
+use ndarray::{ArcArrayD, Array, ArrayD, ArrayView2, ArrayViewD, ArrayViewMut2, Dimension, Ix2, IxDyn};
 
+use super::buffers;
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, with_arrays};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -17,40 +18,43 @@ pub(super) fn matmul(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArray
 
 fn product<E: Element>(dtype: DType, lhs: &ArcArrayD<E>, rhs: &ArcArrayD<E>, shape: &Shape) -> Result<NdArrayTensor> {
     check_output::<E>("matmul", shape.num_elements())?;
+    // Every product is written row-major into a cleared buffer (a kept one when large: see `buffers`), whatever
+    // the operands' layouts, so the output is never copied to row-major afterwards.
+    let mut output = Array::from_shape_vec(shape.dims(), buffers::filled(shape.num_elements(), E::zero()))
+        .map_err(|error| ndarray_error("matmul", error))?;
     if shape.rank() == 2 {
         let (lhs, rhs) = (fixed_rank::<E, Ix2>(lhs.view())?, fixed_rank::<E, Ix2>(rhs.view())?);
-        return Ok(NdArrayTensor::output(dtype, lhs.dot(&rhs).into_dyn()));
+        general_mat_mul(E::one(), &lhs, &rhs, E::zero(), &mut matrix_of(&mut output)?);
+        return Ok(NdArrayTensor::output(dtype, output));
     }
     let rows = shape.dims()[..shape.rank() - 1].iter().product::<usize>();
-    let inner = lhs.shape()[lhs.ndim() - 1];
+    let (inner, columns) = (lhs.shape()[lhs.ndim() - 1], shape.dims()[shape.rank() - 1]);
     // A batch of rows times one matrix (a layer's weight): one product of all the rows, when they are laid out
     // as one matrix, rather than a small product per batch entry.
     if rhs.ndim() == 2
         && let Ok(all_rows) = lhs.view().into_shape_with_order((rows, inner))
     {
-        return shaped(dtype, all_rows.dot(&fixed_rank::<E, Ix2>(rhs.view())?), shape);
+        let mut all_outputs =
+            output.view_mut().into_shape_with_order((rows, columns)).map_err(|error| ndarray_error("matmul", error))?;
+        general_mat_mul(E::one(), &all_rows, &fixed_rank::<E, Ix2>(rhs.view())?, E::zero(), &mut all_outputs);
+        return Ok(NdArrayTensor::output(dtype, output));
     }
-    let (batch, [m, n]) =
-        (&shape.dims()[..shape.rank() - 2], [shape.dims()[shape.rank() - 2], shape.dims()[shape.rank() - 1]]);
+    let (batch, m) = (&shape.dims()[..shape.rank() - 2], shape.dims()[shape.rank() - 2]);
     let batch_len: usize = batch.iter().product();
     let (lhs, rhs) = (batch_matrices(lhs, batch)?, batch_matrices(rhs, batch)?);
-    let zeros = memory::try_filled("matmul", shape.num_elements(), E::zero())?;
-    let mut product =
-        Array3::from_shape_vec((batch_len, m, n), zeros).map_err(|error| ndarray_error("matmul", error))?;
-    for ((mut out, a), b) in product.outer_iter_mut().zip(&lhs).zip(&rhs) {
+    let mut outputs = output
+        .view_mut()
+        .into_shape_with_order((batch_len, m, columns))
+        .map_err(|error| ndarray_error("matmul", error))?;
+    for ((mut out, a), b) in outputs.outer_iter_mut().zip(&lhs).zip(&rhs) {
         general_mat_mul(E::one(), a, b, E::zero(), &mut out);
     }
-    shaped(dtype, product, shape)
+    Ok(NdArrayTensor::output(dtype, output))
 }
 
-/// A product as the output tensor of `shape`. `dot` lays its product out column-major when both operands are
-/// (a column of rows times a transposed weight): that one is copied to row-major before it is reshaped.
-fn shaped<E: Element, D: Dimension>(dtype: DType, product: Array<E, D>, shape: &Shape) -> Result<NdArrayTensor> {
-    let product = if product.is_standard_layout() { product } else { product.as_standard_layout().into_owned() };
-    product
-        .into_shape_with_order(shape.dims())
-        .map(|product| NdArrayTensor::output(dtype, product))
-        .map_err(|error| ndarray_error("matmul", error))
+/// A rank-2 output as the matrix `general_mat_mul` writes.
+fn matrix_of<E: Element>(output: &mut ArrayD<E>) -> Result<ArrayViewMut2<'_, E>> {
+    output.view_mut().into_dimensionality::<Ix2>().map_err(|error| ndarray_error("matmul", error))
 }
 
 /// An operand's matrices, its batch broadcast to `batch`, in row-major batch order: views with the operand's own

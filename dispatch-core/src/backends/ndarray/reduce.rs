@@ -4,9 +4,10 @@
 
 use ndarray::{ArcArrayD, ArrayD, ArrayView1, Axis, IxDyn};
 
+use super::buffers;
 use super::index::positions;
 use super::int_bool::NdArrayIntTensor;
-use super::tensor::{Element, NdArrayTensor, check_output, row_major, with_array};
+use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, row_major, with_array};
 use crate::backend::defaults::{EMPTY_AXIS, cross_entropy_rows, layer_norm_axis};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -63,13 +64,13 @@ fn normalised_lanes(op: &'static str, tensor: &NdArrayTensor, axis: usize, which
     shape.check_axis(op, axis)?;
     with_array!(tensor, |array| {
         check_output::<E>(op, shape.num_elements())?;
-        Ok(NdArrayTensor::output(tensor.dtype(), normalise_lanes(array, axis, which)))
+        let output = buffers::row_major_copy(array.view()).map_err(|error| ndarray_error(op, error))?;
+        Ok(NdArrayTensor::output(tensor.dtype(), normalise_lanes(output, axis, which)))
     })
 }
 
-/// `normalised_lanes` on a row-major copy of the input.
-fn normalise_lanes<E: Element>(array: &ArcArrayD<E>, axis: usize, which: Normalise) -> ArrayD<E> {
-    let mut output = array.as_standard_layout().into_owned();
+/// `normalised_lanes` in place, on a row-major copy of the input.
+fn normalise_lanes<E: Element>(mut output: ArrayD<E>, axis: usize, which: Normalise) -> ArrayD<E> {
     for mut lane in output.lanes_mut(Axis(axis)) {
         let Some(max) = lane_max(lane.view()) else { continue };
         match which {
@@ -141,7 +142,7 @@ pub(super) fn layer_norm(
         check_output::<E>(op, input.0.num_elements())?;
         let (gamma, beta) = (parameter::<E>(op, gamma, input.1)?, parameter::<E>(op, beta, input.1)?);
         let (gamma, beta) = (row_major(op, gamma.view())?, row_major(op, beta.view())?);
-        let mut output = array.as_standard_layout().into_owned();
+        let mut output = buffers::row_major_copy(array.view()).map_err(|error| ndarray_error(op, error))?;
         if let (Some(values), true) = (output.as_slice_mut(), width > 0) {
             normalise_rows::<E>(values, width, &gamma, &beta, E::of_f64(eps));
         }
