@@ -239,6 +239,22 @@ fn f64_bits(values: &[f64]) -> Vec<u64> {
     values.iter().map(|value| value.to_bits()).collect()
 }
 
+/// Each rank's outputs of `collective` with `Sum`, then with `Mean`, on the input `input(rank)`.
+fn sum_and_mean_on_every_rank(
+    world_size: usize,
+    collective: fn(ReduceOp) -> Collective,
+    input: impl Fn(usize) -> HostTensor + Send + Sync,
+) -> Vec<(HostTensor, HostTensor)> {
+    run_in_process(world_size, TIMEOUT, |comm| {
+        let sum = comm.execute(collective(ReduceOp::Sum), input(comm.rank()))?;
+        let mean = comm.execute(collective(ReduceOp::Mean), input(comm.rank()))?;
+        Ok((sum, mean))
+    })
+    .unwrap()
+    .into_values()
+    .unwrap()
+}
+
 #[test]
 fn f64_all_reduce_sums_and_means_exactly_in_rank_order() {
     // 5000 elements: more than one block of the engine's blocked reduction, parts not aligned to it.
@@ -247,15 +263,9 @@ fn f64_all_reduce_sums_and_means_exactly_in_rank_order() {
         let sums = f64_sums_in_rank_order(world_size, len);
         assert_not_f32_values(&sums);
         let means: Vec<f64> = sums.iter().map(|sum| sum / world_size as f64).collect();
-        let results = run_in_process(world_size, TIMEOUT, |comm| {
-            let input = || f64_host(f64_values(comm.rank(), len), &dims);
-            let sum = comm.execute(Collective::AllReduce(ReduceOp::Sum), input())?;
-            let mean = comm.execute(Collective::AllReduce(ReduceOp::Mean), input())?;
-            Ok((sum, mean))
-        })
-        .unwrap()
-        .into_values()
-        .unwrap();
+        let results = sum_and_mean_on_every_rank(world_size, Collective::AllReduce, |rank| {
+            f64_host(f64_values(rank, len), &dims)
+        });
         for (rank, (sum, mean)) in results.iter().enumerate() {
             assert_eq!((&sum.shape, &mean.shape), (&Shape::new(dims.as_slice()), &Shape::new(dims.as_slice())));
             assert!(bits(sum) == f64_bits(&sums), "{world_size} ranks, rank {rank}: the f64 sums differ");
@@ -291,15 +301,9 @@ fn f64_reduce_scatter_gives_each_rank_its_exact_part() {
         let len = world_size * 6;
         let sums = f64_sums_in_rank_order(world_size, len);
         assert_not_f32_values(&sums);
-        let results = run_in_process(world_size, TIMEOUT, |comm| {
-            let input = || f64_host(f64_values(comm.rank(), len), &[world_size * 3, 2]);
-            let sum = comm.execute(Collective::ReduceScatter(ReduceOp::Sum), input())?;
-            let mean = comm.execute(Collective::ReduceScatter(ReduceOp::Mean), input())?;
-            Ok((sum, mean))
-        })
-        .unwrap()
-        .into_values()
-        .unwrap();
+        let results = sum_and_mean_on_every_rank(world_size, Collective::ReduceScatter, |rank| {
+            f64_host(f64_values(rank, len), &[world_size * 3, 2])
+        });
         for (rank, (sum, mean)) in results.iter().enumerate() {
             let part = &sums[rank * 6..(rank + 1) * 6];
             let means: Vec<f64> = part.iter().map(|sum| sum / world_size as f64).collect();
