@@ -224,9 +224,9 @@ pub enum Error {
         device: String,
     },
 
-    /// The ranks of a group called one collective with arguments that do not agree: different shapes (every
-    /// collective exchanges `f32` values, so the shape is all that can differ), different collectives, different
-    /// roots or reduce ops. Every rank gets this error for that call; the group stays usable.
+    /// The ranks of a group called one collective with arguments that do not agree: different shapes, different
+    /// element types (an `F64` tensor's values travel as `f64`, every other dtype's as `f32`), different
+    /// collectives, roots or reduce ops. Every rank gets this error for that call; the group stays usable.
     #[error("ranks disagree in collective `{op}`: {details}")]
     CollectiveMismatch {
         /// The collective this rank called (`all_reduce`).
