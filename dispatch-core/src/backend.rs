@@ -2,7 +2,7 @@
 //! backends that `#[derive(Dispatch)]` generates. Model code is written once against it, through `Tensor<B>`.
 //!
 //! Every op takes its operands by reference and returns a new tensor. Every op that can fail on bad input returns
-//! `Err` and never panics: implementations check shapes and axes (see [`Shape`](crate::Shape)) before calling into
+//! `Err` and never panics: implementations check shapes and axes (see [`Shape`](crate::shape::Shape)) before calling into
 //! libraries whose ops panic on mismatch. The ops are listed once, in `backend/ops.rs`, and the trait's methods are
 //! expanded from that list.
 
@@ -21,7 +21,7 @@ use std::str::FromStr;
 
 /// A tensor backend: a device type, float, int and bool tensor primitives, and the ops on them.
 ///
-/// Float tensors hold one of four dtypes ([`DType`](crate::DType)), carried at run time; int tensors hold `i64`,
+/// Float tensors hold one of four dtypes ([`DType`](crate::dtype::DType)), carried at run time; int tensors hold `i64`,
 /// bool tensors `bool`. Only the primitives of each kind (from and to host memory, shape, device, moves, and for
 /// floats dtype and cast) must be written; every other op that has a default computes on the host (in `f64`,
 /// returning the operands' dtype) and may be overridden with a native kernel.

@@ -1,8 +1,8 @@
 //! The element types a float tensor can hold, carried at run time on the tensor as candle carries them.
 
-use std::fmt;
+mod rules;
 
-use crate::error::{Error, Result};
+use std::fmt;
 
 /// The element type of a float tensor.
 ///
@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 /// each natively. ndarray computes `F32` and `F64` natively and
 /// `F16`/`BF16` in `f32`, rounding every result to the tensor's dtype, so the values match a native half-precision
 /// kernel up to that kernel's own rounding of intermediate steps. Ops never promote: an op on two float tensors
-/// of different dtypes is an [`Error::DTypeMismatch`]; [`cast`](crate::Backend::cast) converts explicitly.
+/// of different dtypes is an [`Error::DTypeMismatch`](crate::error::Error::DTypeMismatch); [`cast`](crate::Backend::cast) converts explicitly.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DType {
     /// IEEE 754 single precision, the default of every constructor that takes `f32` data.
@@ -120,16 +120,6 @@ fn f32_rounded_to_odd(value: f64) -> f32 {
     let truncated =
         if f64::from(nearest).abs() > value.abs() { f32::from_bits(nearest.to_bits() - 1) } else { nearest };
     f32::from_bits(truncated.to_bits() | 1)
-}
-
-/// A tensor of `actual` dtype is what `op` reads, or an [`Error::UnexpectedDType`].
-pub(crate) fn check_expected(op: &'static str, expected: DType, actual: DType) -> Result<()> {
-    if expected == actual { Ok(()) } else { Err(Error::UnexpectedDType { op, expected, actual }) }
-}
-
-/// Both operands of `op` have one dtype, or an [`Error::DTypeMismatch`] naming both.
-pub(crate) fn check_same(op: &'static str, lhs: DType, rhs: DType) -> Result<()> {
-    if lhs == rhs { Ok(()) } else { Err(Error::DTypeMismatch { op, lhs, rhs }) }
 }
 
 #[cfg(test)]

@@ -140,9 +140,9 @@ pub enum Error {
         /// The op that failed, as the user called it (`add`).
         op: &'static str,
         /// The dtype of the first operand.
-        lhs: crate::DType,
+        lhs: crate::dtype::DType,
         /// The dtype of the other operand.
-        rhs: crate::DType,
+        rhs: crate::dtype::DType,
     },
 
     /// A float tensor of another dtype than the op reads: `to_vec` gives `f32` values and never rounds an `F64`
@@ -154,9 +154,9 @@ pub enum Error {
         /// The op that refused the tensor (`to_vec`).
         op: &'static str,
         /// The dtype the op reads.
-        expected: crate::DType,
+        expected: crate::dtype::DType,
         /// The tensor's dtype.
-        actual: crate::DType,
+        actual: crate::dtype::DType,
     },
 
     /// A tensor of the backend library's own dtype that `dispatch` does not model as a float tensor: a candle

@@ -6,13 +6,11 @@ mod creation;
 mod elementwise;
 mod host;
 mod index;
-mod int_bool;
+pub(crate) mod int_bool;
 mod layout;
 mod matmul;
 mod reduce;
 mod window;
-
-pub use int_bool::{BoolTensor, IntTensor};
 
 use std::fmt;
 

@@ -65,7 +65,7 @@ pub fn record_host_transfer(values: usize) {
 }
 
 /// `read`, a backend's copy of a tensor's values into host memory, recorded once it succeeded.
-pub(crate) fn counted_read<T>(read: crate::Result<Vec<T>>) -> crate::Result<Vec<T>> {
+pub(crate) fn counted_read<T>(read: crate::error::Result<Vec<T>>) -> crate::error::Result<Vec<T>> {
     if let Ok(values) = &read {
         record_host_transfer(values.len());
     }
@@ -73,7 +73,7 @@ pub(crate) fn counted_read<T>(read: crate::Result<Vec<T>>) -> crate::Result<Vec<
 }
 
 /// `write`, a backend's copy of `values` host values into its memory, recorded once it succeeded.
-pub(crate) fn counted_write<T>(values: usize, write: crate::Result<T>) -> crate::Result<T> {
+pub(crate) fn counted_write<T>(values: usize, write: crate::error::Result<T>) -> crate::error::Result<T> {
     if write.is_ok() {
         record_host_transfer(values);
     }

@@ -2,7 +2,7 @@
 
 use dispatch_core::{Backend, Result};
 
-use super::{Bools, Floats};
+use super::outputs::{Bools, Floats};
 use crate::operands::Operands;
 
 type Compare<B> = fn(&<B as Backend>::FloatTensor, &<B as Backend>::FloatTensor) -> Result<<B as Backend>::BoolTensor>;

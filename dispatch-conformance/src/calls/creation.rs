@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use dispatch_core::{Backend, DType, Error, HostOp, HostTensor, HostValues, Result, Shape};
 
-use super::Floats;
+use super::outputs::Floats;
 use crate::operands::Operands;
 
 pub fn from_vec<B: Backend>(o: &Operands<B>) -> Floats<B> {

@@ -2,7 +2,7 @@
 
 use dispatch_core::{Backend, Result};
 
-use super::Floats;
+use super::outputs::Floats;
 use crate::operands::Operands;
 
 type Binary<B> = fn(&<B as Backend>::FloatTensor, &<B as Backend>::FloatTensor) -> Result<<B as Backend>::FloatTensor>;

@@ -2,7 +2,7 @@
 
 use dispatch_core::Backend;
 
-use super::Floats;
+use super::outputs::Floats;
 use crate::operands::Operands;
 
 pub fn index_select<B: Backend>(o: &Operands<B>) -> Floats<B> {

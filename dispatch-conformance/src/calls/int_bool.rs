@@ -2,7 +2,7 @@
 
 use dispatch_core::{Backend, Result, Shape};
 
-use super::{Bools, Floats, Ints};
+use super::outputs::{Bools, Floats, Ints};
 use crate::operands::Operands;
 
 type IntBinary<B> = fn(&<B as Backend>::IntTensor, &<B as Backend>::IntTensor) -> Result<<B as Backend>::IntTensor>;

@@ -2,7 +2,7 @@
 
 use dispatch_core::{Backend, Shape};
 
-use super::Floats;
+use super::outputs::Floats;
 use crate::operands::Operands;
 
 pub fn matmul<B: Backend>(o: &Operands<B>) -> Floats<B> {

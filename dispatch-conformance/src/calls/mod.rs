@@ -9,6 +9,7 @@ mod elementwise;
 mod index;
 mod int_bool;
 mod layout;
+mod outputs;
 mod reduce;
 mod window;
 
@@ -18,11 +19,6 @@ pub use elementwise::*;
 pub use index::*;
 pub use int_bool::*;
 pub use layout::*;
+pub use outputs::Floats;
 pub use reduce::*;
 pub use window::*;
-
-use dispatch_core::{Backend, Result};
-
-pub type Floats<B> = Vec<Result<<B as Backend>::FloatTensor>>;
-pub type Ints<B> = Vec<Result<<B as Backend>::IntTensor>>;
-pub type Bools<B> = Vec<Result<<B as Backend>::BoolTensor>>;

@@ -2,7 +2,7 @@
 
 use dispatch_core::{Backend, Result};
 
-use super::{Floats, Ints};
+use super::outputs::{Floats, Ints};
 use crate::operands::Operands;
 
 type Whole<B> = fn(&<B as Backend>::FloatTensor) -> Result<<B as Backend>::FloatTensor>;

@@ -3,7 +3,7 @@
 use dispatch_core::Backend;
 use dispatch_core::backend::{Conv1dOptions, Conv2dOptions, Window2d};
 
-use super::{Floats, Ints};
+use super::outputs::{Floats, Ints};
 use crate::operands::Operands;
 
 /// A 2x3 window with stride 2, padding 1 and dilation 2: over a 5x6 input, 3x2 positions.

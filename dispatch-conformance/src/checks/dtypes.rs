@@ -4,7 +4,7 @@
 use dispatch_core::backends::{NdArray, NdArrayDevice};
 use dispatch_core::{Backend, DType, Shape};
 
-use super::{Attempt, runs_to_compare};
+use super::attempt::{Attempt, runs_to_compare};
 use crate::outcome::{ErrorKind, Outcome};
 use crate::report::{Group, GroupReport};
 

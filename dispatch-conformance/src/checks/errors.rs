@@ -3,8 +3,8 @@
 
 use dispatch_core::DType;
 
+use super::attempt::{Attempt, runs_to_compare};
 use super::dtypes::mixing_dtypes_error;
-use super::{Attempt, runs_to_compare};
 use crate::outcome::Outcome;
 use crate::report::{Group, GroupReport};
 

@@ -1,5 +1,6 @@
 //! The check groups, each comparing the backend under test with the reference in its own respect.
 
+mod attempt;
 mod dtypes;
 mod errors;
 mod tolerance;
@@ -10,11 +11,9 @@ pub(crate) use dtypes::mixing_dtypes_error;
 
 use dispatch_core::{Backend, DType};
 
+use self::attempt::Attempt;
 use crate::report::{GroupReport, Report};
 use crate::run::{DTypeRun, held_dtypes};
-
-/// A dtype's run, or why its operands could not be made on the backend under test.
-type Attempt = Result<DTypeRun, String>;
 
 /// Runs every check but the gradients' on backend `B` (see [`check_gradients`](crate::check_gradients) for those):
 /// every call of every op, in every dtype `B` holds, against the reference. The report has one group per dtype's
@@ -32,26 +31,4 @@ pub fn check<B: Backend>(device: &B::Device) -> Report {
     groups.push(dtypes::check(&runs, &held));
     groups.push(errors::check(&runs));
     Report { backend: B::name(), groups }
-}
-
-/// The runs that could be made, with the differences of those that could not and of the ops that panicked
-/// recorded in `report`: the groups that compare across every dtype start here.
-fn runs_to_compare<'a>(
-    runs: &[(DType, &'a Attempt)],
-    report: &mut GroupReport,
-) -> Vec<(&'a DTypeRun, Vec<crate::run::Call<'a>>)> {
-    let mut compared = Vec::new();
-    for &(dtype, run) in runs {
-        match run {
-            Err(error) => report.differ("operands", None, dtype, format!("cannot be made: {error}")),
-            Ok(run) => {
-                let calls = run.calls();
-                for (op, panic) in calls.panicked {
-                    report.differ(op, None, dtype, format!("panicked: {panic}"));
-                }
-                compared.push((run, calls.compared));
-            }
-        }
-    }
-    compared
 }

@@ -3,7 +3,7 @@
 
 use dispatch_core::DType;
 
-use super::Attempt;
+use super::attempt::Attempt;
 use super::tolerance::{deviation, tolerance};
 use crate::outcome::Outcome;
 use crate::report::{Group, GroupReport};

@@ -64,7 +64,7 @@ impl HostValues {
         self
     }
 
-    /// The values as `f64`, exactly, in a new buffer ([`Error::OutOfMemory`](crate::Error::OutOfMemory) if it
+    /// The values as `f64`, exactly, in a new buffer ([`Error::OutOfMemory`](crate::error::Error::OutOfMemory) if it
     /// cannot be allocated).
     pub fn to_f64_vec(&self) -> Result<Vec<f64>> {
         let op = "HostValues::to_f64_vec";

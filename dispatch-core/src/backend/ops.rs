@@ -12,7 +12,7 @@
 //! - `[Float]`: a slice of them, only as the first tensor parameter,
 //! - `Int`, `Bool`: an int or bool tensor of the backend (`&Self::IntTensor`, `&Self::BoolTensor`),
 //! - `Device`: a device of the backend (`&Self::Device`),
-//! - `Shape`: a [`Shape`](crate::Shape),
+//! - `Shape`: a [`Shape`](crate::shape::Shape),
 //! - a type, in parentheses when it is more than one token (`(::std::vec::Vec<f32>)`), passed as it is. The entries
 //!   expand in the crates of derived enums too, so a type that is not a primitive is written with its full path.
 //!

@@ -3,8 +3,11 @@
 
 use std::marker::PhantomData;
 
+use super::fields::to_device_would_cut_the_graph;
 use super::route::{Arm, GradientsOf, Routes, Visit, VisitDevice, VisitFloat};
-use super::*;
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use crate::gradients::{Gradients, TensorId};
 
 /// Within one arm, the arm's own `to_device` (`Autodiff`'s records the move, so gradients flow back); to another
 /// arm, through host memory, keeping the dtype. A tensor that records an autodiff graph may not leave its arm: it would arrive

@@ -1,9 +1,11 @@
 //! The stand-in backend of an enum whose derive failed.
 
+use crate::backend::Backend;
+use crate::device::{BackendDevice, DeviceOf};
+use crate::error::Error;
+use std::convert::Infallible;
 use std::fmt::Debug;
 use std::marker::PhantomData;
-
-use super::*;
 
 /// The backend of an enum whose derive failed: it lets the user's code type-check, so that they see the derive's
 /// error rather than a cascade. It cannot be reached at run time, since the crate does not compile.

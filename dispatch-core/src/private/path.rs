@@ -9,7 +9,8 @@
 use std::fmt::Debug;
 
 use super::route::{GradientsOf, NoGradients, RecordsGradients};
-use super::*;
+use crate::backend::{Backend, BaseBackend};
+use crate::backends::Autodiff;
 
 /// Declares a path trait with its message, and its blanket impl for the paths `$bound` admits.
 macro_rules! path_trait {

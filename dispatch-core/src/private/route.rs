@@ -7,9 +7,10 @@
 //! that takes its operands out of the enum's types through the arm, calls the arm's backend and puts the result
 //! back. The arms are types, so each call is monomorphised to the concrete backend and inlined.
 
+use crate::backend::Backend;
+use crate::error::Result;
+use crate::gradients::{AutodiffBackend, Gradients, TensorId};
 use std::marker::PhantomData;
-
-use super::*;
 
 /// One concrete backend behind a derived enum's backend `B`, and how its tensors and devices sit in `B`'s.
 pub trait Arm<B: Backend> {
@@ -152,7 +153,7 @@ impl<X: AutodiffBackend> GradientsOf<X> for RecordsGradients {
 /// The visitors of every op: `visits::add { lhs, rhs, marker }.visit::<A>()` runs `add` on arm `A`.
 #[allow(non_camel_case_types)]
 pub mod visits {
-    use super::*;
+    use super::*; // FIXME
 
     crate::for_each_op! { __op_visitors {} }
 }

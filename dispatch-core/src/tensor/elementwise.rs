@@ -1,6 +1,7 @@
 //! Element-wise float ops of `Tensor<B>`: arithmetic (broadcasting), scalars, functions, bounds.
 
-use super::{IntTensor, Tensor};
+use super::Tensor;
+use super::int_bool::IntTensor;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 

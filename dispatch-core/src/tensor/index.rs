@@ -1,7 +1,8 @@
 //! Picking from float tensors by int tensors: `index_select` and `gather`, their backwards `select_add` and
 //! `scatter_add`, `embedding`, `one_hot`.
 
-use super::{IntTensor, Tensor};
+use super::Tensor;
+use super::int_bool::IntTensor;
 use crate::backend::Backend;
 use crate::dtype::DType;
 use crate::error::Result;

@@ -1,13 +1,14 @@
 //! Convolution and pooling on `Tensor<B>`, over `[batch, channels, height, width]`.
 //!
 //! Each op accepts what PyTorch accepts, with the output shape PyTorch gives, at any size: arguments PyTorch refuses
-//! are an error naming what is wrong (an [`Error::InvalidValue`](crate::Error::InvalidValue) for an option, an
-//! [`Error::WindowTooLarge`](crate::Error::WindowTooLarge), an [`Error::UnexpectedRank`](crate::Error::UnexpectedRank)
-//! or [`Error::UnexpectedShape`](crate::Error::UnexpectedShape) for an operand), a size past `usize` (a padding near
-//! `usize::MAX`) an [`Error::SizeOverflow`](crate::Error::SizeOverflow), never a panic or a wrapped size. Where
+//! are an error naming what is wrong (an [`Error::InvalidValue`](crate::error::Error::InvalidValue) for an option, an
+//! [`Error::WindowTooLarge`](crate::error::Error::WindowTooLarge), an [`Error::UnexpectedRank`](crate::error::Error::UnexpectedRank)
+//! or [`Error::UnexpectedShape`](crate::error::Error::UnexpectedShape) for an operand), a size past `usize` (a padding near
+//! `usize::MAX`) an [`Error::SizeOverflow`](crate::error::Error::SizeOverflow), never a panic or a wrapped size. Where
 //! dispatch answers otherwise, the op says so.
 
-use super::{IntTensor, Tensor};
+use super::Tensor;
+use super::int_bool::IntTensor;
 use crate::backend::{Backend, Conv1dOptions, Conv2dOptions, Window2d};
 use crate::error::Result;
 

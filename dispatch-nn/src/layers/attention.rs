@@ -2,7 +2,7 @@
 
 use dispatch_core::{Backend, DType, DeviceOf, Error, IntTensor, RankRule, Result, Tensor};
 
-use super::Linear;
+use super::linear::Linear;
 use crate::Module;
 
 /// Multi-head self-attention in which each position attends to itself and the positions before it.

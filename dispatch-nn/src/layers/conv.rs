@@ -3,7 +3,7 @@
 use dispatch_core::backend::{Conv2dOptions, Window2d};
 use dispatch_core::{Backend, DType, DeviceOf, Result, Tensor};
 
-use super::uniform;
+use super::init::uniform;
 use crate::Module;
 
 /// A 2-D convolution with a bias per output channel.

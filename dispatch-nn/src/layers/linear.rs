@@ -2,7 +2,7 @@
 
 use dispatch_core::{Backend, DType, DeviceOf, Result, Tensor};
 
-use super::uniform;
+use super::init::uniform;
 use crate::Module;
 
 /// A fully connected layer: `x @ weight + bias` over the last dimension of `x`.

@@ -6,6 +6,7 @@ mod attention;
 mod conv;
 mod dropout;
 mod embedding;
+mod init;
 mod layer_norm;
 mod linear;
 
@@ -16,16 +17,3 @@ pub use dropout::Dropout;
 pub use embedding::Embedding;
 pub use layer_norm::LayerNorm;
 pub use linear::Linear;
-
-use dispatch_core::{Backend, DType, DeviceOf, Result, Shape, Tensor};
-
-/// Uniform samples in `[-bound, bound)` of `dtype`: the initialisation of weights and biases.
-pub(crate) fn uniform<B: Backend>(
-    shape: impl Into<Shape>,
-    bound: f64,
-    seed: u64,
-    dtype: DType,
-    device: &(impl DeviceOf<B> + ?Sized),
-) -> Result<Tensor<B>> {
-    Tensor::random_uniform(shape, (-bound, bound), seed, dtype, device)
-}

@@ -2,7 +2,7 @@
 
 use dispatch_core::{AutodiffBackend, Gradients, Result, Tensor};
 
-use super::{Moments, Optimizer, no_leftovers, step_entry, take_steps, update_each};
+use super::optimizer::{Moments, Optimizer, no_leftovers, step_entry, take_steps, update_each};
 use crate::Module;
 
 /// Adam: `m = b1 m + (1 - b1) g`, `v = b2 v + (1 - b2) g²`, `p -= lr * m̂ / (sqrt(v̂) + eps)` with the bias-corrected

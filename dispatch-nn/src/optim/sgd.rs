@@ -2,7 +2,7 @@
 
 use dispatch_core::{AutodiffBackend, Gradients, Result, Tensor};
 
-use super::{Moments, Optimizer, no_leftovers, update_each};
+use super::optimizer::{Moments, Optimizer, no_leftovers, update_each};
 use crate::Module;
 
 /// `d = g + weight_decay * p`; with momentum `buf = momentum * buf + d` (`buf = d` on the first step) and

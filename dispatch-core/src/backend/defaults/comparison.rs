@@ -1,6 +1,6 @@
 //! Comparison and mask defaults, on the host: bool tensors from float ones, and float ones picked by bool ones.
 
-use super::{broadcast_source, map, same_dtype, values_like, zip};
+use super::host_values::{broadcast_source, map, same_dtype, values_like, zip};
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::memory;

@@ -1,8 +1,8 @@
 //! Creation defaults: `f32` data through `from_f64_vec`, and the seeded random constructors, on the host.
 
-use super::map;
+use super::host_values::map;
 use crate::backend::Backend;
-use crate::dtype::{self, DType};
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::random;
 use crate::shape::Shape;
@@ -15,7 +15,7 @@ pub fn from_vec<B: Backend>(data: Vec<f32>, shape: Shape, device: &B::Device) ->
 /// `to_f64_vec` of an `F32` tensor, each value exactly an `f32`; another dtype is an error rather than a silent
 /// rounding.
 pub fn to_vec<B: Backend>(tensor: &B::FloatTensor) -> Result<Vec<f32>> {
-    dtype::check_expected("to_vec", DType::F32, B::dtype(tensor))?;
+    DType::check_expected("to_vec", DType::F32, B::dtype(tensor))?;
     map("to_vec", &B::to_f64_vec(tensor)?, |value| value as f32)
 }
 

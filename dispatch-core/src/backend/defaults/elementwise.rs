@@ -1,6 +1,6 @@
 //! Element-wise defaults, on the host: the float functions of one tensor and the bounds.
 
-use super::{map, same_dtype, values_like, zip};
+use super::host_values::{map, same_dtype, values_like, zip};
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::math;

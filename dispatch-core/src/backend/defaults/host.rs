@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use super::{map, values_like};
-use crate::DType;
+use super::host_values::{map, values_like};
 use crate::backend::{Backend, HostOp, HostTensor, HostValues};
+use crate::dtype::DType;
 use crate::error::Result;
 
 /// Through host memory: the values out (exactly, see [`HostValues`]), the op, the result back on the tensor's

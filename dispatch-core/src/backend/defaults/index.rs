@@ -1,7 +1,7 @@
 //! Indexing defaults: picking from float tensors by int tensors and adding back, on the host; embedding composed
 //! from index_select.
 
-use super::{same_dtype, split_at_axis, strides, values_like};
+use super::host_values::{same_dtype, split_at_axis, strides, values_like};
 use crate::backend::Backend;
 use crate::dtype::DType;
 use crate::error::{Error, RankRule, Result};

@@ -1,6 +1,6 @@
 //! Int and bool defaults: arithmetic, comparisons, logic and casts, on the host.
 
-use super::{map, zip};
+use super::host_values::{map, zip};
 use crate::backend::Backend;
 use crate::dtype::DType;
 use crate::error::{Error, Result};

@@ -1,7 +1,7 @@
 //! Layout defaults: permute and flip on the host; unsqueeze, squeeze, expand, stack, repeat and slice_assign
 //! composed from the backend's own ops.
 
-use super::{same_dtype, strides, values_like};
+use super::host_values::{same_dtype, strides, values_like};
 use crate::backend::Backend;
 use crate::error::{Error, RankRule, Result};
 use crate::memory;

@@ -1,9 +1,9 @@
 //! Reduction defaults: argmin, extremes, products on the host; softmax, cross_entropy, layer_norm, max, min and
 //! var_dim composed from the backend's own ops.
 
-use super::{lanes, values_like};
+use super::host_values::{lanes, values_like};
 use crate::backend::Backend;
-use crate::dtype::{self, DType};
+use crate::dtype::DType;
 use crate::error::{Error, RankRule, Result};
 use crate::math;
 use crate::shape::Shape;
@@ -76,7 +76,7 @@ pub(crate) fn layer_norm_axis(
     };
     let expected = Shape::new([width]);
     for (parameter, parameter_dtype) in [gamma, beta] {
-        dtype::check_same(op, dtype, parameter_dtype)?;
+        DType::check_same(op, dtype, parameter_dtype)?;
         if *parameter != expected {
             return Err(Error::shape_mismatch(op, &expected, parameter));
         }

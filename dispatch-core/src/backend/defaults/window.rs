@@ -8,7 +8,7 @@ mod pool;
 pub use pool::{adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_indices};
 
 use crate::backend::Backend;
-use crate::backend::defaults::{HostFloat, in_host_float, same_dtype};
+use crate::backend::defaults::host_values::{HostFloat, in_host_float, same_dtype};
 use crate::backend::window::{
     Conv1dOptions, Conv2dOptions, Window2d, conv_transpose2d_geometry, conv2d_geometry, dims3, dims4, fold2d_geometry,
     product, unfold2d_geometry,

@@ -4,7 +4,8 @@
 
 use std::ops::Range;
 
-use super::{Window2d, check_planes, dims3, dims4, product, wide};
+use super::options::Window2d;
+use super::sizes::{check_planes, dims3, dims4, product, wide};
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 

@@ -114,8 +114,8 @@ impl<B: BaseBackend> AutodiffTensor<B> {
     /// records a graph when any input does; `backward` runs only then.
     ///
     /// A gradient of another shape or dtype than its input is the rule's bug, reported by `backward()` as an
-    /// [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) (the input's shape, then the gradient's) or an
-    /// [`Error::DTypeMismatch`](crate::Error::DTypeMismatch) naming the op, not broadcast into the input.
+    /// [`Error::ShapeMismatch`](crate::error::Error::ShapeMismatch) (the input's shape, then the gradient's) or an
+    /// [`Error::DTypeMismatch`](crate::error::Error::DTypeMismatch) naming the op, not broadcast into the input.
     ///
     /// ```
     /// # use dispatch_core::backends::{Autodiff, AutodiffTensor, NdArray, NdArrayDevice};

@@ -5,9 +5,10 @@ use candle_core::Tensor;
 use candle_core::op::CmpOp;
 
 use super::elementwise::scalar_for;
-use super::error::{OrBackend, check_operands, check_same_device, float_dtype};
+use super::error::{OrBackend, float_dtype};
 use super::layout::shape_of;
 use super::memory::{check_output, check_output_like, filled};
+use super::operands::{check_operands, check_same_device};
 use crate::error::Result;
 use crate::shape::Shape;
 

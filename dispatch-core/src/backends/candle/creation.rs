@@ -3,11 +3,11 @@
 
 use candle_core::Tensor;
 
-use super::CandleDevice;
+use super::device::CandleDevice;
 use super::error::{OrBackend, candle_dtype, float_dtype};
 use super::layout::shape_of;
 use super::memory::{check_output, filled, from_f64_values};
-use crate::dtype::{self, DType};
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::shape::Shape;
 use crate::transfers::{counted_read, counted_write};
@@ -30,7 +30,7 @@ pub(super) fn full(shape: Shape, value: f64, dtype: DType, device: &CandleDevice
 }
 
 pub(super) fn to_vec(tensor: &Tensor) -> Result<Vec<f32>> {
-    dtype::check_expected("to_vec", DType::F32, float_dtype("to_vec", tensor)?)?;
+    DType::check_expected("to_vec", DType::F32, float_dtype("to_vec", tensor)?)?;
     counted_read(host_values("to_vec", tensor, candle_core::DType::F32))
 }
 

@@ -3,8 +3,9 @@
 
 use candle_core::Tensor;
 
-use super::error::{OrBackend, check_operands, dtype_of, float_dtype};
+use super::error::{OrBackend, dtype_of, float_dtype};
 use super::memory::{check_output, check_output_like};
+use super::operands::check_operands;
 use crate::error::Result;
 use crate::shape::Shape;
 

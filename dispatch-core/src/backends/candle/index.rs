@@ -5,10 +5,11 @@
 
 use candle_core::{DType as CandleDType, Tensor};
 
-use super::error::{OrBackend, candle_dtype, check_kind, check_operands, check_same_device, dtype_of, float_dtype};
+use super::error::{OrBackend, candle_dtype, dtype_of, float_dtype};
 use super::indices::{check_in_range, counting};
 use super::layout::shape_of;
 use super::memory::{check_output, check_output_like, filled};
+use super::operands::{check_kind, check_operands, check_same_device};
 use crate::dtype::DType;
 use crate::error::{Error, RankRule, Result};
 use crate::shape::Shape;

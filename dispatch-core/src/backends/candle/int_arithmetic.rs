@@ -4,10 +4,11 @@
 use candle_core::op::CmpOp;
 use candle_core::{DType as CandleDType, Tensor};
 
-use super::error::{OrBackend, check_kind};
+use super::error::OrBackend;
 use super::indices::{any_set, constant, first_refused_in_place, first_set, read_value};
 use super::layout::shape_of;
 use super::memory::{check_output, check_output_like};
+use super::operands::check_kind;
 use super::wrapping;
 use crate::backend::defaults::int_division_error;
 use crate::error::Result;

@@ -3,11 +3,12 @@
 
 use candle_core::{DType as CandleDType, Tensor};
 
-use super::CandleDevice;
-use super::error::{OrBackend, candle_dtype, check_kind};
+use super::device::CandleDevice;
+use super::error::{OrBackend, candle_dtype};
 use super::indices::{constant, counting};
 use super::layout::shape_of;
 use super::memory::{check_output, check_output_like};
+use super::operands::check_kind;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::memory;
@@ -159,9 +160,9 @@ pub(super) fn bool_reduce(op: &'static str, tensor: &Tensor, any: bool) -> Resul
 
 #[cfg(test)]
 mod tests {
-    use crate::DType;
     use crate::backend::Backend;
     use crate::backends::{Candle, CandleDevice};
+    use crate::dtype::DType;
     use crate::shape::Shape;
 
     /// Each value rounded once to `F16` and `BF16`: ties, values just past a tie that rounding to `f32` first

@@ -3,9 +3,10 @@
 
 use candle_core::Tensor;
 
-use super::error::{OrBackend, check_operands, dtype_of, float_dtype};
+use super::error::{OrBackend, dtype_of, float_dtype};
 use super::indices::{constant, counting};
 use super::memory::{check_output, check_output_like, filled};
+use super::operands::check_operands;
 use crate::error::Result;
 use crate::shape::Shape;
 

@@ -2,9 +2,10 @@
 
 use candle_core::{DType, Tensor};
 
-use super::error::{OrBackend, check_operands, dtype_of};
+use super::error::{OrBackend, dtype_of};
 use super::layout::shape_of;
 use super::memory::{check_output, check_output_like, filled};
+use super::operands::check_operands;
 use crate::error::Result;
 use crate::shape::Shape;
 

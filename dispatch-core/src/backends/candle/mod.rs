@@ -16,6 +16,7 @@ mod int_bool;
 mod layout;
 mod matmul;
 mod memory;
+mod operands;
 mod reduce;
 mod window;
 mod wrapping;
@@ -347,15 +348,15 @@ impl Backend for Candle {
     }
 
     fn conv2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
-        window::conv2d(input, weight, options)
+        window::conv2d::<Self>(input, weight, options)
     }
 
     fn conv1d(input: &Tensor, weight: &Tensor, options: Conv1dOptions) -> Result<Tensor> {
-        window::conv1d(input, weight, options)
+        window::conv1d::<Self>(input, weight, options)
     }
 
     fn conv_transpose2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
-        window::conv_transpose2d(input, weight, options)
+        window::conv_transpose2d::<Self>(input, weight, options)
     }
 
     fn max_pool2d(input: &Tensor, window: Window2d) -> Result<Tensor> {

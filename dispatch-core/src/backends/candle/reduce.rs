@@ -4,11 +4,12 @@ use candle_core::{DType, Tensor};
 
 use super::elementwise::Extreme;
 use super::elementwise::scalar_for;
-use super::error::{OrBackend, check_same_device, dtype_of, float_dtype};
+use super::error::{OrBackend, dtype_of, float_dtype};
 use super::index::gather;
 use super::indices::{constant, counting, float_constant};
 use super::layout::shape_of;
 use super::memory::{check_output, check_output_like, filled};
+use super::operands::check_same_device;
 use crate::backend::defaults::{EMPTY_AXIS, as_cross_entropy_error, cross_entropy_rows, layer_norm_axis};
 use crate::error::{Error, Result};
 use crate::shape::Shape;
@@ -84,14 +85,15 @@ pub(super) fn cross_entropy(logits: &Tensor, targets: &Tensor) -> Result<Tensor>
 /// needs none: `Autodiff` has the rule).
 pub(super) fn layer_norm(tensor: &Tensor, gamma: &Tensor, beta: &Tensor, eps: f64) -> Result<Tensor> {
     let op = "layer_norm";
-    let of = |tensor: &Tensor| -> Result<(Shape, crate::DType)> { Ok((shape_of(tensor), float_dtype(op, tensor)?)) };
+    let of =
+        |tensor: &Tensor| -> Result<(Shape, crate::dtype::DType)> { Ok((shape_of(tensor), float_dtype(op, tensor)?)) };
     let (input, gamma_of, beta_of) = (of(tensor)?, of(gamma)?, of(beta)?);
     let (axis, _) = layer_norm_axis(op, (&input.0, input.1), (&gamma_of.0, gamma_of.1), (&beta_of.0, beta_of.1))?;
     check_same_device(op, tensor, gamma)?;
     check_same_device(op, tensor, beta)?;
     let exact = match input.1 {
-        crate::DType::F16 | crate::DType::BF16 => DType::F32,
-        crate::DType::F32 | crate::DType::F64 => tensor.dtype(),
+        crate::dtype::DType::F16 | crate::dtype::DType::BF16 => DType::F32,
+        crate::dtype::DType::F32 | crate::dtype::DType::F64 => tensor.dtype(),
     };
     // The working copy and the output.
     check_output(op, tensor.device(), tensor.elem_count(), exact)?;

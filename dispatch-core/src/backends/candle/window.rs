@@ -10,15 +10,15 @@ use candle_core::Tensor;
 
 pub(super) use self::columns::{fold2d, unfold};
 pub(super) use self::pool::{adaptive_avg_pool2d, max_pool2d, max_pool2d_indices};
-use super::Candle;
-use super::error::{OrBackend, check_operands};
+use super::error::OrBackend;
 use super::layout::shape_of;
 use super::matmul::bf16_through_f32;
 use super::memory::{check_output, check_output_like};
-use crate::backend::defaults;
+use super::operands::check_operands;
 use crate::backend::window::{
     Conv1dOptions, Conv2dOptions, conv_transpose2d_geometry, conv2d_geometry, dims3, dims4, product,
 };
+use crate::backend::{Backend, defaults};
 use crate::error::Result;
 use crate::shape::Shape;
 
@@ -36,7 +36,11 @@ fn beyond_isize(size: usize, padding: usize) -> bool {
 /// candle's own kernel where stride and dilation are the same on both sides (padding on one side only is added as
 /// zeros first), else the default; also for an empty input (an empty batch, no channels), and where candle's
 /// kernel would overflow. The sizes are checked first: there is room for candle's unfolded input and the output.
-pub(super) fn conv2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
+pub(super) fn conv2d<B: Backend<FloatTensor = Tensor>>(
+    input: &Tensor,
+    weight: &Tensor,
+    options: Conv2dOptions,
+) -> Result<Tensor> {
     let op = "conv2d";
     // Devices and dtypes first, as the default checks them: operands that mix dtypes and do not fit are the same
     // error on every backend.
@@ -44,15 +48,15 @@ pub(super) fn conv2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) ->
     let geometry = conv2d_geometry(op, &shape_of(input), &shape_of(weight), &options)?;
     let [n, c, h, w] = dims4(op, "an input", &shape_of(input))?;
     let (Some(stride), Some(dilation)) = (same(options.stride), same(options.dilation)) else {
-        return defaults::conv2d::<Candle>(input, weight, options);
+        return defaults::conv2d::<B>(input, weight, options);
     };
     // (candle 0.9.2's CPU kernel also misread inputs whose channels, height and width are equal,
     // huggingface/candle#3404; 0.11 computes them right, and tests/tests/convolution.rs keeps such cases.)
     let [ph, pw] = options.padding;
     if input.elem_count() == 0 || beyond_isize(h, ph) || beyond_isize(w, pw) {
-        return defaults::conv2d::<Candle>(input, weight, options);
+        return defaults::conv2d::<B>(input, weight, options);
     }
-    if let Some(output) = bf16_through_f32(op, [input, weight], |[input, weight]| conv2d(input, weight, options)) {
+    if let Some(output) = bf16_through_f32(op, [input, weight], |[input, weight]| conv2d::<B>(input, weight, options)) {
         return output;
     }
     check_output(op, input.device(), geometry.columns, input.dtype())?;
@@ -72,7 +76,11 @@ pub(super) fn conv2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) ->
 
 /// candle's `conv1d`, which takes every option; the default (`conv2d` of a height-1 image) for an empty input and
 /// where candle's kernel would overflow.
-pub(super) fn conv1d(input: &Tensor, weight: &Tensor, options: Conv1dOptions) -> Result<Tensor> {
+pub(super) fn conv1d<B: Backend<FloatTensor = Tensor>>(
+    input: &Tensor,
+    weight: &Tensor,
+    options: Conv1dOptions,
+) -> Result<Tensor> {
     let op = "conv1d";
     check_operands(op, [input, weight])?;
     let [n, c, length] = dims3(op, "an input [batch, channels, length]", &shape_of(input))?;
@@ -84,9 +92,9 @@ pub(super) fn conv1d(input: &Tensor, weight: &Tensor, options: Conv1dOptions) ->
         &options.as_2d(),
     )?;
     if input.elem_count() == 0 || beyond_isize(length, options.padding) {
-        return defaults::conv1d::<Candle>(input, weight, options);
+        return defaults::conv1d::<B>(input, weight, options);
     }
-    if let Some(output) = bf16_through_f32(op, [input, weight], |[input, weight]| conv1d(input, weight, options)) {
+    if let Some(output) = bf16_through_f32(op, [input, weight], |[input, weight]| conv1d::<B>(input, weight, options)) {
         return output;
     }
     check_output(op, input.device(), geometry.columns, input.dtype())?;
@@ -97,7 +105,11 @@ pub(super) fn conv1d(input: &Tensor, weight: &Tensor, options: Conv1dOptions) ->
 
 /// candle's `conv_transpose2d`, one group at a time, where every option is the same on both sides; the default
 /// (a matmul per group, then `fold2d`) elsewhere and for an empty batch.
-pub(super) fn conv_transpose2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
+pub(super) fn conv_transpose2d<B: Backend<FloatTensor = Tensor>>(
+    input: &Tensor,
+    weight: &Tensor,
+    options: Conv2dOptions,
+) -> Result<Tensor> {
     let op = "conv_transpose2d";
     check_operands(op, [input, weight])?;
     let output = conv_transpose2d_geometry(&shape_of(input), &shape_of(weight), &options)?;
@@ -105,10 +117,10 @@ pub(super) fn conv_transpose2d(input: &Tensor, weight: &Tensor, options: Conv2dO
     let (Some(stride), Some(padding), Some(dilation), Some(output_padding)) =
         (same(stride), same(padding), same(dilation), same(output_padding))
     else {
-        return defaults::conv_transpose2d::<Candle>(input, weight, options);
+        return defaults::conv_transpose2d::<B>(input, weight, options);
     };
     if input.elem_count() == 0 {
-        return defaults::conv_transpose2d::<Candle>(input, weight, options);
+        return defaults::conv_transpose2d::<B>(input, weight, options);
     }
     // candle's CPU kernel copies the input into another layout first.
     check_output_like(op, input)?;

@@ -45,7 +45,7 @@ macro_rules! element_tensor {
                 Shape::new(self.array.shape())
             }
 
-            /// The elements in row-major order; [`Error::OutOfMemory`](crate::Error::OutOfMemory) if the copy
+            /// The elements in row-major order; [`Error::OutOfMemory`](crate::error::Error::OutOfMemory) if the copy
             /// cannot be allocated.
             pub fn to_vec(&self) -> Result<Vec<$element>> {
                 row_major_values($to_vec, &self.array)

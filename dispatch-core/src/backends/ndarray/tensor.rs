@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use ndarray::{ArcArrayD, ArrayD, ArrayViewD, IxDyn, NdFloat, ShapeError};
 
 use super::buffers::{self, Reused};
-use crate::dtype::{self, DType};
+use crate::dtype::DType;
 use crate::error::{Error, RankRule, Result};
 use crate::memory;
 use crate::shape::Shape;
@@ -242,7 +242,7 @@ impl NdArrayTensor {
     /// The elements of an `F32` tensor in row-major order; [`Error::UnexpectedDType`] for another dtype (read those
     /// with [`to_f64_vec`](Self::to_f64_vec)), [`Error::OutOfMemory`] if the copy cannot be allocated.
     pub fn to_vec(&self) -> Result<Vec<f32>> {
-        dtype::check_expected("to_vec", DType::F32, self.dtype)?;
+        DType::check_expected("to_vec", DType::F32, self.dtype)?;
         match &self.values {
             FloatArray::F32(array) => row_major_values("to_vec", array),
             FloatArray::F64(array) => row_major_converted("to_vec", array, |value| value as f32),
@@ -264,7 +264,9 @@ macro_rules! with_arrays {
     ($op:expr, $left:expr, $right:expr, |$lhs:ident, $rhs:ident| $body:expr) => {{
         use $crate::backends::ndarray::tensor::FloatArray;
         let (left, right): (&NdArrayTensor, &NdArrayTensor) = ($left, $right);
-        match $crate::dtype::check_same($op, left.dtype(), right.dtype()).map(|()| (left.values(), right.values())) {
+        match $crate::dtype::DType::check_same($op, left.dtype(), right.dtype())
+            .map(|()| (left.values(), right.values()))
+        {
             Ok((FloatArray::F32($lhs), FloatArray::F32($rhs))) => {
                 #[allow(dead_code)]
                 type E = f32;
@@ -291,7 +293,7 @@ pub(super) fn arrays_of<'a, E: Element>(
     let mut arrays = memory::try_vec(op, tensors.len())?;
     for tensor in tensors {
         let first = tensors.first().map_or(tensor.dtype, |first| first.dtype);
-        dtype::check_same(op, first, tensor.dtype)?;
+        DType::check_same(op, first, tensor.dtype)?;
         arrays.push(E::stored(&tensor.values).ok_or(Error::DTypeMismatch { op, lhs: first, rhs: tensor.dtype })?);
     }
     Ok(arrays)

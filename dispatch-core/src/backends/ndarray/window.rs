@@ -4,13 +4,13 @@
 //! the kernels walk the runs of taps that read the input as slices of its rows, and never visit padding.
 
 mod conv;
+mod planes;
 mod pool;
 
-use ndarray::{ArrayD, IxDyn};
-
 pub(super) use self::conv::{conv_transpose2d, conv1d, conv2d};
+use self::planes::{array_of, fold_plane, unfold_plane};
 pub(super) use self::pool::{adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_indices};
-use super::tensor::{Element, NdArrayTensor, ndarray_error, row_major, with_array};
+use super::tensor::{Element, NdArrayTensor, row_major, with_array};
 use crate::backend::Window2d;
 use crate::backend::window::{fold2d_geometry, product, unfold2d_geometry};
 use crate::error::Result;
@@ -51,80 +51,4 @@ pub(super) fn fold2d(tensor: &NdArrayTensor, height: usize, width: usize, window
         }
         Ok(NdArrayTensor::output(tensor.dtype(), array_of(op, &output, folded)?))
     })
-}
-
-/// An output array of `dims` from its row-major values.
-fn array_of<E>(op: &'static str, dims: &[usize], values: Vec<E>) -> Result<ArrayD<E>> {
-    ArrayD::from_shape_vec(IxDyn(dims), values).map_err(|error| ndarray_error(op, error))
-}
-
-/// im2col of one plane `[h, w]`: the `oh * ow` values of tap `(i, j)` go to `rows[(i * kw + j) * row_stride..]`.
-/// Taps in the padding are left as they are (the caller fills the rows with the padding value).
-fn unfold_plane<E: Copy>(
-    plane: &[E],
-    [h, w]: [usize; 2],
-    window: &Window2d,
-    [oh, ow]: [usize; 2],
-    rows: &mut [E],
-    row_stride: usize,
-) {
-    let [kh, kw] = window.kernel;
-    for i in 0..kh {
-        let down = window.outputs_in_input(0, i, h, oh);
-        for j in 0..kw {
-            let across = window.outputs_in_input(1, j, w, ow);
-            if across.is_empty() {
-                continue;
-            }
-            let row = &mut rows[(i * kw + j) * row_stride..];
-            for y in down.clone() {
-                // One output row's taps in one input row: a strided run of it.
-                let start = window.cell(0, y, i) * w + window.cell(1, across.start, j);
-                let taps = &mut row[y * ow + across.start..y * ow + across.end];
-                if window.stride[1] == 1 {
-                    taps.copy_from_slice(&plane[start..start + taps.len()]);
-                } else {
-                    for (tap, &value) in taps.iter_mut().zip(plane[start..].iter().step_by(window.stride[1])) {
-                        *tap = value;
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// col2im into one plane `[h, w]`: the `oh * ow` values of tap `(i, j)`, at `rows[(i * kw + j) * row_stride..]`,
-/// are added to the cells they read; values of taps in the padding are dropped.
-fn fold_plane<E: Element>(
-    rows: &[E],
-    row_stride: usize,
-    plane: &mut [E],
-    [h, w]: [usize; 2],
-    window: &Window2d,
-    [oh, ow]: [usize; 2],
-) {
-    let [kh, kw] = window.kernel;
-    for i in 0..kh {
-        let down = window.outputs_in_input(0, i, h, oh);
-        for j in 0..kw {
-            let across = window.outputs_in_input(1, j, w, ow);
-            if across.is_empty() {
-                continue;
-            }
-            let row = &rows[(i * kw + j) * row_stride..];
-            for y in down.clone() {
-                let start = window.cell(0, y, i) * w + window.cell(1, across.start, j);
-                let taps = &row[y * ow + across.start..y * ow + across.end];
-                if window.stride[1] == 1 {
-                    for (cell, &value) in plane[start..start + taps.len()].iter_mut().zip(taps) {
-                        *cell += value;
-                    }
-                } else {
-                    for (cell, &value) in plane[start..].iter_mut().step_by(window.stride[1]).zip(taps) {
-                        *cell += value;
-                    }
-                }
-            }
-        }
-    }
 }

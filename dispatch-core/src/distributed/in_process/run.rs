@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
+use super::engine::InProcessEngine;
 use crate::distributed::communicator::Communicator;
-use crate::distributed::in_process::InProcessEngine;
 use crate::distributed::in_process::rendezvous::{Ending, Group};
 use crate::error::{Error, Result};
 

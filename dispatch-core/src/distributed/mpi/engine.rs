@@ -9,10 +9,10 @@ use ::mpi::datatype::PartitionMut;
 use ::mpi::topology::SimpleCommunicator;
 use ::mpi::traits::{Communicator as _, CommunicatorCollectives, Equivalence, Root};
 
+use super::world::MpiWorld;
 use crate::backend::{HostTensor, HostValues};
 use crate::distributed::collective::{Call, Collective, Operand, ReduceOp, check_agreement};
 use crate::distributed::element::Element;
-use crate::distributed::mpi::world::MpiWorld;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::memory;

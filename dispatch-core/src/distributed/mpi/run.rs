@@ -7,15 +7,25 @@ use std::time::{Duration, Instant};
 
 use ::mpi::traits::{Communicator as _, CommunicatorCollectives};
 
+use super::engine::MpiEngine;
+use super::world::MpiWorld;
 use crate::distributed::communicator::Communicator;
-use crate::distributed::mpi::MpiEngine;
-use crate::distributed::mpi::world::MpiWorld;
+use crate::distributed::results::RankResults;
 use crate::error::Result;
 
 /// Exit code passed to `MPI_Abort`, so a job ended by dispatch is recognisable.
 const ABORT_CODE: i32 = 86;
 /// How often a finished rank checks whether its peers have finished too.
 const POLL: Duration = Duration::from_millis(1);
+
+impl MpiWorld {
+    /// Runs `work` once, for this process's rank, with its [`crate::distributed::Communicator`]: the engine
+    /// under MPI devices, for code that holds no derived device. Failure handling as in
+    /// [`crate::DistributedDevice::run`].
+    pub fn run<T>(self: &Arc<Self>, timeout: Duration, work: impl FnOnce(Communicator) -> Result<T>) -> RankResults<T> {
+        RankResults::new(vec![(self.rank(), run_rank(self, timeout, work))])
+    }
+}
 
 /// Runs `work` for this process's rank, then waits (up to `timeout`) for every rank to finish its work.
 ///

@@ -1,14 +1,12 @@
 //! The MPI world of this process: initialised once, finalised when the last handle goes away.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
-use std::time::Duration;
 
 use ::mpi::Threading;
 use ::mpi::environment::Universe;
 use ::mpi::topology::SimpleCommunicator;
 use ::mpi::traits::Communicator as _;
 
-use crate::distributed::results::RankResults;
 use crate::error::{Error, Result};
 
 /// The MPI world of this process. Get it with [`MpiWorld::get`]; MPI is finalised when the last `Arc` to it
@@ -85,17 +83,6 @@ impl MpiWorld {
     /// The number of processes in the world.
     pub fn size(&self) -> usize {
         self.size
-    }
-
-    /// Runs `work` once, for this process's rank, with its [`crate::distributed::Communicator`]: the engine
-    /// under MPI devices, for code that holds no derived device. Failure handling as in
-    /// [`crate::DistributedDevice::run`].
-    pub fn run<T>(
-        self: &Arc<Self>,
-        timeout: Duration,
-        work: impl FnOnce(crate::distributed::Communicator) -> Result<T>,
-    ) -> RankResults<T> {
-        RankResults::new(vec![(self.rank, super::run_rank(self, timeout, work))])
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, Channels> {

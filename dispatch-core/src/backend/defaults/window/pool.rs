@@ -3,7 +3,7 @@
 //! the padding is at most half the kernel.
 
 use crate::backend::Backend;
-use crate::backend::defaults::{HostFloat, in_host_float};
+use crate::backend::defaults::host_values::{HostFloat, in_host_float};
 use crate::backend::window::{Window2d, adaptive_cells, adaptive_pool2d_geometry, dims4, pool2d_geometry, product};
 use crate::error::{Error, Result};
 use crate::memory;

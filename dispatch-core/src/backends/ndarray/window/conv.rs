@@ -5,7 +5,7 @@
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArcArrayD, ArrayD, ArrayView2, ArrayViewD, ArrayViewMut2, Axis};
 
-use super::{array_of, fold_plane, unfold_plane};
+use super::planes::{array_of, fold_plane, unfold_plane};
 use crate::backend::window::{Conv2dGeometry, conv_transpose2d_geometry, conv2d_geometry, dims3, dims4, product};
 use crate::backend::{Conv1dOptions, Conv2dOptions};
 use crate::backends::ndarray::tensor::{Element, NdArrayTensor, ndarray_error, row_major, with_arrays};

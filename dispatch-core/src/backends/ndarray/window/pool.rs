@@ -2,7 +2,7 @@
 //! input costs what the input does): the largest value and where it is, the mean with the padding counted, and the
 //! adaptive mean over a grid of nearly equal windows.
 
-use super::array_of;
+use super::planes::array_of;
 use crate::backend::Window2d;
 use crate::backend::window::{adaptive_cells, adaptive_pool2d_geometry, pool2d_geometry, product};
 use crate::backends::ndarray::int_bool::NdArrayIntTensor;
