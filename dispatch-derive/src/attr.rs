@@ -55,7 +55,7 @@ impl FromMeta for DeviceName {
             // The invisible group around an expression passed through a `macro_rules!`.
             Expr::Group(group) => Self::from_expr(&group.expr),
             Expr::Path(path) => {
-                let written = quote::quote!(#path).to_string().replace(' ', "");
+                let written = spelled(path);
                 Err(Error::custom(format!("a device name is a string: write `name = \"{written}\"`")).with_span(expr))
             }
             _ => Err(Error::custom("a device name is a string, e.g. `name = \"cpu\"`").with_span(expr)),
@@ -181,4 +181,10 @@ pub fn misplaced_roles(attrs: &[Attribute], errors: &mut darling::error::Accumul
 /// The `#[cfg(...)]` attributes of a variant, carried onto everything generated for it.
 pub fn cfgs(attrs: &[Attribute]) -> Vec<Attribute> {
     attrs.iter().filter(|attr| attr.path().is_ident("cfg")).cloned().collect()
+}
+
+/// An attribute's argument (a path, an expression) as the user wrote it, without the spaces tokens print with: how
+/// a message quotes it.
+pub fn spelled(tokens: &impl quote::ToTokens) -> String {
+    tokens.to_token_stream().to_string().replace(' ', "")
 }

@@ -1,6 +1,7 @@
 //! What `#[extension]` puts in the hidden module beside a trait, which a derived enum reaches: the names, and the
 //! items that do not depend on the trait's ops, one definition for both sides. The derive builds a stand-in module
-//! from the same items for a listed trait that has no hidden module (see `expand::arms::extension_routes`). Every
+//! from the same items for a listed trait that has no hidden module (see `expand::arms::extension_routes`), whose
+//! marker trait carries the error a build shows for it. Every
 //! name is prefixed `__dispatch`/`__Dispatch`, so none meets a user's name: the module sees the user's items through
 //! `use super::*`, which its own items would otherwise shadow.
 
@@ -19,16 +20,33 @@ pub const ROUTES: [(&str, &str, &str); 4] = [
 
 /// The items of a hidden module that every extension has, whatever its ops: a visitor trait per kind of operand,
 /// the struct of a backend's ops (`pointer_fields`, filled in by `pointers`), the `const fn` giving them to a
-/// backend that meets `bound`, the routes trait, and `marked_const()`, which is `true` in the module `#[extension]`
-/// writes and `false` in the derive's stand-in.
+/// backend that meets `bound`, the routes trait, and the marker trait with its token: `marker` is `None` in the
+/// module `#[extension]` writes, where every type implements the marker, and in the derive's stand-in the error
+/// shown where the marker is missing.
 pub fn module_items(
     private: &TokenStream,
     pointer_fields: impl Iterator<Item = TokenStream>,
     pointers: impl Iterator<Item = TokenStream>,
     bound: &TokenStream,
-    marked: bool,
+    unmarked: Option<&Unmarked>,
 ) -> TokenStream {
-    let (routes_trait, ops_struct, ops_fn, marked_const) = (routes_trait(), ops_struct(), ops_fn(), marked_const());
+    let (routes_trait, ops_struct, ops_fn) = (routes_trait(), ops_struct(), ops_fn());
+    let (marked_trait, token) = (marked_trait(), marked_token());
+    let marker = match unmarked {
+        None => quote! {
+            /// Held by every type here, and by none in the derive's stand-in: how a derived enum tells the two apart.
+            pub trait #marked_trait<#token: ?Sized> {
+                const CHECKED: () = ();
+            }
+            impl<__DispatchAny: ?Sized> #marked_trait<#token> for __DispatchAny {}
+        },
+        Some(Unmarked { message, label, notes }) => quote! {
+            #[diagnostic::on_unimplemented(message = #message, label = #label #(, note = #notes)*)]
+            pub trait #marked_trait<#token: ?Sized> {
+                const CHECKED: () = ();
+            }
+        },
+    };
     let visit_traits = ROUTES.map(|(core_visit_trait, _, routed)| {
         let (visit_trait, routed) = (visit_trait(core_visit_trait), format_ident!("{}", routed));
         quote! {
@@ -67,9 +85,20 @@ pub fn module_items(
             #(#route_methods)*
         }
 
-        /// Whether the trait was declared with `#[extension]`: a derived enum checks it at compile time.
-        pub const #marked_const: bool = #marked;
+        /// The marker's own parameter, so that another extension's marker, which every type holds, is not the
+        /// one rustc names when this one is missing.
+        pub struct #token;
+
+        #marker
     }
+}
+
+/// The error of a listed trait without a hidden module, which the stand-in's marker carries: rustc shows it where
+/// the derive checks the marker, at the user's path.
+pub struct Unmarked {
+    pub message: String,
+    pub label: String,
+    pub notes: Vec<String>,
 }
 
 /// The hidden module of the extension `trait_ident`, beside the trait; spanned at `trait_ident`, so that a path to
@@ -98,7 +127,12 @@ pub fn ops_fn() -> Ident {
     format_ident!("__dispatch_ops")
 }
 
-/// `true` in an extension's hidden module, `false` in the derive's stand-in for a trait without one.
-pub fn marked_const() -> Ident {
-    format_ident!("__DISPATCH_MARKED")
+/// The marker trait: every type holds it in an extension's hidden module, none in the derive's stand-in.
+pub fn marked_trait() -> Ident {
+    format_ident!("__DispatchMarked")
+}
+
+/// The marker trait's parameter, a type of each hidden module.
+pub fn marked_token() -> Ident {
+    format_ident!("__DispatchToken")
 }

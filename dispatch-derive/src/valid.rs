@@ -10,7 +10,7 @@ use syn::ext::IdentExt;
 use syn::{Fields, Ident, Path, Type};
 
 use crate::ast::{Input, Variant};
-use crate::attr::{RoleAttr, RoleKind};
+use crate::attr::{self, RoleAttr, RoleKind};
 use crate::model::{self, Device, ItemNames, Model, Role};
 use dispatch_device_name::{QUALIFIER, RANK_SEPARATOR};
 
@@ -239,7 +239,7 @@ fn check_autodiff(devices: &[Device], input: &Input, errors: &mut Accumulator) {
                 Error::custom(format!(
                     "`{}` is an autodiff backend already, and the `#[autodiff]` variant would wrap it again: an \
                      autodiff backend inside an autodiff backend is not allowed; name its base backend here instead",
-                    quote::quote!(#backend).to_string().replace(' ', "")
+                    attr::spelled(backend)
                 ))
                 .with_span(backend),
             );
@@ -252,7 +252,7 @@ fn check_autodiff(devices: &[Device], input: &Input, errors: &mut Accumulator) {
 fn check_extensions_listed_once(extensions: &[Path], errors: &mut Accumulator) {
     let mut listed = HashSet::new();
     for extension in extensions {
-        let spelled = quote::quote!(#extension).to_string().replace(' ', "");
+        let spelled = attr::spelled(extension);
         if !listed.insert(spelled.clone()) {
             errors.push(
                 Error::custom(format!(

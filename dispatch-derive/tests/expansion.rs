@@ -28,6 +28,7 @@ use quote::quote;
 fn sample() -> TokenStream {
     quote! {
         #[derive(Clone, Debug, PartialEq, Dispatch)]
+        #[dispatch(extensions(Fused, ops::Scaled))]
         pub enum Device {
             #[backend(Candle)]
             Cpu(<Candle as Backend>::Device),

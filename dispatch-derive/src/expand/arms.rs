@@ -7,8 +7,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::Type;
 
-use crate::hidden;
 use crate::model::{Device, Model, Role, TensorKind};
+use crate::{attr, hidden};
 
 pub struct Arm<'a> {
     /// The local variant.
@@ -259,16 +259,17 @@ pub fn routes(model: &Model, arms: &[Arm]) -> TokenStream {
 ///
 /// A listed trait without the attribute has no hidden module, and naming one would be rustc's unresolved import of
 /// a name the user never wrote. So the module is found by name resolution with a stand-in behind it: an outer block
-/// holds a stand-in module of the same name (the same items, no ops, `marked_const()` false), and an inner block,
-/// where the code is, glob-imports the module the trait lives in (`self` for a bare name). A glob in the inner
-/// block outranks an item of the outer one, so the stand-in is found only where the real module does not exist;
-/// then a `const` assertion spanned at the path the user wrote fails the build with our message, once, and the
-/// rest type-checks against the stand-in. The module is named only in type and value paths: in a `use` or a macro
-/// path rustc would call the two candidates ambiguous.
+/// holds a stand-in module of the same name (the same items, no ops, a marker trait that no type holds), and an
+/// inner block, where the code is, glob-imports the module the trait lives in (`self` for a bare name). A glob in
+/// the inner block outranks an item of the outer one, so the stand-in is found only where the real module does not
+/// exist; then a trait's provided `const` asks its `Self`, spanned at the trait's name in the user's path, for the
+/// marker, and rustc shows the stand-in marker's error there, once: the rest type-checks against the stand-in. No
+/// `panic!`, not even one evaluated at compile time. The module is named only in type and value paths: in a `use`
+/// or a macro path rustc would call the two candidates ambiguous.
 pub fn extension_routes(model: &Model, arms: &[Arm]) -> TokenStream {
     let (private, backend) = (&model.private, &model.items.backend);
     let (routes_trait, ops_struct, ops_fn) = (hidden::routes_trait(), hidden::ops_struct(), hidden::ops_fn());
-    let marked_const = hidden::marked_const();
+    let (marked_trait, marked_token) = (hidden::marked_trait(), hidden::marked_token());
     let impls = model.extensions.iter().enumerate().filter_map(|(index, extension)| {
         // A parsed path has at least one segment.
         let trait_segment = extension.segments.last()?;
@@ -309,14 +310,23 @@ pub fn extension_routes(model: &Model, arms: &[Arm]) -> TokenStream {
         };
         let routes_trait = quote!(#module::#routes_trait);
         let routes = routes_impl(model, arms, &routes_trait, visit_trait, callee, extra, DeviceAccess::Inferred);
-        let stand_in = hidden::module_items(private, std::iter::empty(), std::iter::empty(), &quote!(#private::Backend), false);
-        let unmarked = unmarked_extension_message(extension);
-        // The assertion's message group spanned at the path's last segment: rustc reports the whole path.
-        let end_span = proc_macro2::Span::call_site().located_at(trait_segment.ident.span());
-        let message = located_at(quote!((#unmarked)), end_span);
-        let assertion = located_at(quote!(::core::panic!), path_span);
-        let check = located_at(quote!(const _: () = if !#module::#marked_const), path_span);
-        let check = quote!(#check { #assertion #message };);
+        let unmarked = unmarked_extension(extension);
+        let stand_in = hidden::module_items(
+            private,
+            std::iter::empty(),
+            std::iter::empty(),
+            &quote!(#private::Backend),
+            Some(&unmarked),
+        );
+        // `Self` carries the span of the trait's name itself, not the call site's: rustc then quotes the user's line
+        // alone, without pointing into the derive.
+        let checked = quote_spanned!(trait_segment.ident.span()=> Self);
+        let check = quote! {
+            #[allow(dead_code)]
+            trait __DispatchListedTrait {
+                const CHECKED: () = <#checked as #module::#marked_trait<#module::#marked_token>>::CHECKED;
+            }
+        };
         Some(quote! {
             const _: () = {
                 #[allow(non_camel_case_types, non_snake_case, dead_code, unused_imports)]
@@ -340,20 +350,21 @@ pub fn extension_routes(model: &Model, arms: &[Arm]) -> TokenStream {
 
 /// What a build says for a listed trait that has no hidden module here: it lacks the attribute, or (for a bare
 /// name) it was imported on its own, without the module beside it.
-fn unmarked_extension_message(extension: &syn::Path) -> String {
-    let segments: Vec<String> = extension.segments.iter().map(|segment| segment.ident.to_string()).collect();
-    let (spelled, name) = (segments.join("::"), segments.last().cloned().unwrap_or_default());
-    let mut message = format!(
-        "`{spelled}` is listed in `extensions(...)` but is not an extension trait: declare it with \
-         `#[dispatch_core::extension]`, which gives a derived enum the trait's ops"
-    );
-    if segments.len() == 1 {
-        message.push_str(&format!(
-            "; if it has the attribute and lives in another module, list it by its path \
+fn unmarked_extension(extension: &syn::Path) -> hidden::Unmarked {
+    let spelled = attr::spelled(extension);
+    let name = extension.segments.last().map(|segment| segment.ident.to_string()).unwrap_or_default();
+    let mut notes = vec!["the attribute gives a derived enum the trait's ops".to_owned()];
+    if extension.leading_colon.is_none() && extension.segments.len() == 1 {
+        notes.push(format!(
+            "if `{name}` has the attribute and lives in another module, list it by its path \
              (`extensions(module::{name})`): a `use` of the trait alone does not bring its ops"
         ));
     }
-    message
+    hidden::Unmarked {
+        message: format!("`{spelled}` is listed in `extensions(...)` but is not an extension trait"),
+        label: "declare it with `#[dispatch_core::extension]`".to_owned(),
+        notes,
+    }
 }
 
 /// How a routes impl takes an arm's own device out of the enum's.

@@ -28,7 +28,7 @@ pub fn expand(extension: &Extension) -> TokenStream {
 
     let pointer_fields = extension.ops.iter().filter_map(|each| op::pointer_field(&context, each));
     let pointers = extension.ops.iter().map(op::pointer);
-    let module_items = hidden::module_items(&private, pointer_fields, pointers, &quote!(super::#ident), true);
+    let module_items = hidden::module_items(&private, pointer_fields, pointers, &quote!(super::#ident), None);
     let calls = extension.ops.iter().filter_map(|each| op::call(&context, each));
     let visitors = extension.ops.iter().filter_map(|each| op::visitor(&context, each));
     let methods = extension.ops.iter().filter_map(|each| op::method(&context, each));
