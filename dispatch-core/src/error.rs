@@ -203,14 +203,29 @@ pub enum Error {
         padded: u128,
     },
 
-    /// Input that no other variant describes, with what is wrong in words. The ops of dispatch give it only where
-    /// no structured variant fits, e.g. moving a tensor that records an autodiff graph to another backend.
+    /// Input that no other variant describes, with what is wrong in words. dispatch gives it only where no
+    /// structured variant fits, and each such place says why.
     #[error("invalid argument to `{op}`: {reason}")]
     InvalidArgument {
         /// The op or constructor that rejected the argument (`to_device`).
         op: &'static str,
         /// What is wrong, in words.
         reason: String,
+    },
+
+    /// A move of a tensor that records an autodiff graph to a device of another backend: through host memory its
+    /// values would arrive untracked and its gradient would be lost. `detach()` first moves the values alone.
+    #[error(
+        "`{op}` would cut the autodiff graph: the tensor records it on `{from}`, and `{to}` is another backend, \
+         where its gradient would be lost; call `detach()` first to move its values alone"
+    )]
+    GraphCut {
+        /// The op that would cut the graph: `to_device`.
+        op: &'static str,
+        /// The device the tensor records its graph on, as displayed (`autodiff:candle`).
+        from: String,
+        /// The device it was to move to, as displayed (`ndarray`).
+        to: String,
     },
 
     /// A gradient op on a tensor of a device that does not record gradients.
@@ -233,6 +248,18 @@ pub enum Error {
         op: &'static str,
         /// What the ranks disagree on: the call or the shape of each rank.
         details: String,
+    },
+
+    /// A rank joined a collective while it was still in another: clones of one rank's communicator used at once,
+    /// from two threads. This call fails; the collective already under way goes on.
+    #[error(
+        "rank {rank} joined collective `{op}` while still in another; a rank takes part in one collective at a time"
+    )]
+    RankBusy {
+        /// The collective the rank tried to join (`all_reduce`).
+        op: &'static str,
+        /// The rank whose communicator was used twice at once.
+        rank: usize,
     },
 
     /// A collective could not complete because another rank of the group failed, left, or stopped answering.

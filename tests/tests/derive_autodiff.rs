@@ -148,12 +148,16 @@ fn a_tensor_that_records_a_graph_does_not_leave_its_backend() {
     for tensor in [&leaf, &doubled] {
         for target in ["autodiff:ndarray", "autodiff:host", "candle", "ndarray"] {
             let error = tensor.to_device(&device(target)).unwrap_err();
+            assert!(
+                matches!(&error, Error::GraphCut { op: "to_device", from, to } if from == "autodiff:candle" && to == target),
+                "{error:?}"
+            );
             assert_eq!(
                 error.to_string(),
                 format!(
-                    "invalid argument to `to_device`: the tensor records an autodiff graph on `autodiff:candle`, \
-                     and moving it to `{target}`, another backend, would cut the graph and lose its gradient; \
-                     call `detach()` first to move its values alone"
+                    "`to_device` would cut the autodiff graph: the tensor records it on `autodiff:candle`, and \
+                     `{target}` is another backend, where its gradient would be lost; call `detach()` first to move \
+                     its values alone"
                 )
             );
         }

@@ -9,16 +9,9 @@ use crate::distributed::DistributedDevice;
 use crate::error::Error;
 
 /// The error of `to_device` moving a tensor that records an autodiff graph from `from` to `to`, a device of another
-/// backend: through host memory its values would arrive untracked and its gradient would be lost.
+/// backend.
 pub fn to_device_would_cut_the_graph(from: impl Display, to: impl Display) -> Error {
-    // No structured variant describes a move that would lose a gradient; the words say what to do instead.
-    Error::invalid(
-        "to_device",
-        format!(
-            "the tensor records an autodiff graph on `{from}`, and moving it to `{to}`, another backend, would cut \
-             the graph and lose its gradient; call `detach()` first to move its values alone"
-        ),
-    )
+    Error::GraphCut { op: "to_device", from: from.to_string(), to: to.to_string() }
 }
 
 /// Never implemented: the bound that keeps an enum with `#[distributed]` variants out of single-backend ops.

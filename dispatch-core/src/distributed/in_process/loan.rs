@@ -150,7 +150,11 @@ mod tests {
         lent.meet(all_reduce(1)).unwrap();
         let mut again = Loan::new(&group, 0, "all_reduce", &mut second);
         let error = again.meet(all_reduce(1)).map(drop).unwrap_err();
-        assert!(error.to_string().contains("already in one"), "{error}");
+        assert!(matches!(error, Error::RankBusy { op: "all_reduce", rank: 0 }), "{error}");
+        assert_eq!(
+            error.to_string(),
+            "rank 0 joined collective `all_reduce` while still in another; a rank takes part in one collective at a time"
+        );
         drop(again);
         assert!(lent.give_back().is_ok(), "the rejected loan left the first one alone");
     }

@@ -110,8 +110,8 @@ impl Group {
             return Err(failure.to_error(op, rank));
         }
         if state.arrivals[rank].is_some() || state.in_meeting[rank] {
-            // Clones of one rank's communicator used at once: a misuse no structured variant names.
-            return Err(Error::invalid(op, format!("rank {rank} joined a collective while already in one")));
+            // Clones of one rank's communicator used at once.
+            return Err(Error::RankBusy { op, rank });
         }
         let generation = state.generation;
         state.arrivals[rank] = Some(arrival);
