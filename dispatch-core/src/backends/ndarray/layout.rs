@@ -1,7 +1,7 @@
 //! Layout ops. `swap_dims`, `permute`, `narrow` and `flip` only change strides and offsets of the shared array; `reshape` copies only
 //! when the input is not in row-major layout.
 
-use ndarray::{ArcArrayD, Axis, Slice};
+use ndarray::{ArcArrayD, ArrayD, ArrayViewD, Axis, ShapeError, Slice};
 
 use super::buffers;
 use super::tensor::{Element, NdArrayTensor, arrays_of, check_output, ndarray_error, with_array};
@@ -28,24 +28,29 @@ pub(super) fn reshape(tensor: &NdArrayTensor, shape: &Shape) -> Result<NdArrayTe
     tensor.shape().check_reshape(shape)?;
     with_array!(tensor, |array| {
         // A permuted tensor (attention heads, a transposed matrix) is copied row-major into a kept buffer.
-        let row_major = if array.is_standard_layout() {
-            array.clone()
-        } else {
-            check_output::<E>("reshape", array.len())?;
-            buffers::row_major_copy(array.view()).map_err(|error| ndarray_error("reshape", error))?.into_shared()
-        };
-        Ok(NdArrayTensor::shared_as(tensor.dtype(), reshaped("reshape", &row_major, shape)?))
+        let reshaped = reshaped_by("reshape", array, shape, buffers::row_major_copy)?;
+        Ok(NdArrayTensor::shared_as(tensor.dtype(), reshaped))
     })
 }
 
 /// The array's elements in row-major order under `shape` (of the same element count): the same buffer when the
 /// array is row-major, else a row-major copy.
 pub(super) fn reshaped<T: Clone>(op: &'static str, array: &ArcArrayD<T>, shape: &Shape) -> Result<ArcArrayD<T>> {
+    reshaped_by(op, array, shape, |view| Ok(view.as_standard_layout().into_owned()))
+}
+
+/// [`reshaped`], with `copy` making the row-major copy of an array that is not row-major.
+fn reshaped_by<T: Clone>(
+    op: &'static str,
+    array: &ArcArrayD<T>,
+    shape: &Shape,
+    copy: impl FnOnce(ArrayViewD<'_, T>) -> Result<ArrayD<T>, ShapeError>,
+) -> Result<ArcArrayD<T>> {
     let row_major = if array.is_standard_layout() {
         array.clone()
     } else {
         check_output::<T>(op, array.len())?;
-        array.as_standard_layout().into_owned().into_shared()
+        copy(array.view()).map_err(|error| ndarray_error(op, error))?.into_shared()
     };
     row_major.into_shape_with_order(shape.dims()).map_err(|error| ndarray_error(op, error))
 }
