@@ -101,6 +101,50 @@ fn kernels_read_a_strided_view_as_its_row_major_copy() {
     );
 }
 
+/// `lhs @ rhs` of row-major `[batch, m, k]` and `[batch, k, n]` values, each sum in `f64`.
+fn products_by_loops(lhs: &[f32], rhs: &[f32], [batch, m, k, n]: [usize; 4]) -> Vec<f32> {
+    let mut out = Vec::with_capacity(batch * m * n);
+    for b in 0..batch {
+        for i in 0..m {
+            for j in 0..n {
+                let sum: f64 =
+                    (0..k).map(|p| f64::from(lhs[(b * m + i) * k + p]) * f64::from(rhs[(b * k + p) * n + j])).sum();
+                out.push(sum as f32);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn batched_products_read_flipped_transposed_and_broadcast_operands() {
+    // The attention heads' size, whose batch is split over threads, and one small enough to run on this one.
+    for [batch, m, k, n] in [[64, 64, 16, 64], [3, 2, 5, 4]] {
+        let values = |count: usize, step: usize| (0..count).map(|i| ((i * step) % 13) as f32 - 6.0).collect();
+        let tensor = |values: Vec<f32>, dims: &[usize]| NdArray::from_vec(values, Shape::new(dims), &NdArrayDevice);
+        // Negative strides along the batch and the inner axis.
+        let flipped = NdArray::flip(&tensor(values(batch * m * k, 7), &[batch, m, k]).unwrap(), vec![0, 2]).unwrap();
+        // Stored `[batch, n, k]`, read transposed.
+        let transposed = NdArray::swap_dims(&tensor(values(batch * n * k, 5), &[batch, n, k]).unwrap(), 1, 2).unwrap();
+        // One matrix for the whole batch: a zero batch stride.
+        let shared = tensor(values(k * n, 3), &[1, k, n]).unwrap();
+        let shared_values = shared.to_vec().unwrap().repeat(batch);
+        let row_major_lhs = tensor(values(batch * m * k, 11), &[batch, m, k]).unwrap();
+        for (lhs, rhs, rhs_values) in [
+            (&flipped, &transposed, transposed.to_vec().unwrap()),
+            (&flipped, &shared, shared_values.clone()),
+            (&row_major_lhs, &transposed, transposed.to_vec().unwrap()),
+        ] {
+            let product = NdArray::matmul(lhs, rhs).unwrap();
+            assert_eq!(product.shape(), Shape::new([batch, m, n]));
+            let expected = products_by_loops(&lhs.to_vec().unwrap(), &rhs_values, [batch, m, k, n]);
+            for (got, want) in product.to_vec().unwrap().iter().zip(&expected) {
+                assert!((got - want).abs() <= 1e-4 * want.abs().max(1.0), "{got} against {want}");
+            }
+        }
+    }
+}
+
 #[test]
 fn index_and_reduce_ops_read_a_strided_view_as_its_row_major_copy() {
     let (cube, cube_copy) = strided_and_copy(&[3, 4, 5]);
