@@ -41,7 +41,7 @@ fn modules(src: &Path) -> BTreeMap<ModulePath, PathBuf> {
     found
 }
 
-/// The source without comments, string literals, visibility paths (`pub(super)`), `macro_rules!` and `quote!`
+/// The source without comments, string literals, visibility paths (`pub(super)`, `pub(in crate::a)`), `macro_rules!` and `quote!`
 /// bodies, and test modules; in an inline module (`mod visits { ... }`), `super::` is the file's own module.
 fn code_of(source: &str) -> String {
     let mut code = String::with_capacity(source.len());
@@ -84,6 +84,10 @@ fn code_of(source: &str) -> String {
     }
     for visibility in ["pub(super)", "pub(crate)", "pub(self)"] {
         code = code.replace(visibility, "pub");
+    }
+    while let Some(start) = code.find("pub(in ") {
+        let end = code[start..].find(')').map_or(code.len(), |end| start + end + 1);
+        code.replace_range(start..end, "pub");
     }
     without_quoted_code(&code)
 }
@@ -264,7 +268,7 @@ fn the_check_finds_circles_and_only_circles() {
         // `super`, a test module.
         (
             "tree/twig.rs",
-            "pub(super) struct Twig;\nfn f() { quote!(use crate::a::A;); }\n#[macro_export]\nmacro_rules! shout {\n    \
+            "pub(super) struct Twig;\npub(in crate::tree) fn f() { quote!(use crate::a::A;); }\n#[macro_export]\nmacro_rules! shout {\n    \
              () => { $crate::tree::leaf::Leaf };\n}\npub mod inner {\n    use super::Twig;\n}\n#[cfg(test)]\n\
              mod tests {\n    use crate::tree::leaf::Leaf;\n}\n",
         ),

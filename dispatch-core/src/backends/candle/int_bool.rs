@@ -1,7 +1,14 @@
 //! Int and bool tensors: candle `I64` and `U8` (0 or 1) tensors from and to host values, their shapes, their
-//! conversions, and the logic of bool tensors, each on candle's kernels. Int arithmetic is in `int_arithmetic`.
+//! conversions, and the logic of bool tensors, each on candle's kernels. Int arithmetic is in `arithmetic`.
+
+mod arithmetic;
+mod wrapping;
 
 use candle_core::{DType as CandleDType, Tensor};
+
+pub(super) use self::arithmetic::{
+    IntOp, int_add_scalar, int_arithmetic, int_compare, int_div, int_eq_scalar, int_mul_scalar, int_sum,
+};
 
 use super::device::CandleDevice;
 use super::error::{OrBackend, candle_dtype};

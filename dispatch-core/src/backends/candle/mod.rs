@@ -11,7 +11,6 @@ mod elementwise;
 mod error;
 mod index;
 mod indices;
-mod int_arithmetic;
 mod int_bool;
 mod layout;
 mod matmul;
@@ -19,7 +18,6 @@ mod memory;
 mod operands;
 mod reduce;
 mod window;
-mod wrapping;
 
 use candle_core::Tensor;
 use candle_core::op::CmpOp;
@@ -27,7 +25,7 @@ use candle_core::op::CmpOp;
 pub use self::device::CandleDevice;
 use self::elementwise::{BinaryOp, Extreme, binary, unary};
 use self::error::dtype_of;
-use self::int_arithmetic::IntOp;
+use self::int_bool::IntOp;
 use self::int_bool::Logic;
 use self::layout::shape_of;
 use crate::backend::{Backend, BaseBackend, Conv1dOptions, Conv2dOptions, Window2d};
@@ -420,55 +418,55 @@ impl Backend for Candle {
     }
 
     fn int_add(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
-        int_arithmetic::int_arithmetic(IntOp::Add, lhs, rhs)
+        int_bool::int_arithmetic(IntOp::Add, lhs, rhs)
     }
 
     fn int_sub(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
-        int_arithmetic::int_arithmetic(IntOp::Sub, lhs, rhs)
+        int_bool::int_arithmetic(IntOp::Sub, lhs, rhs)
     }
 
     fn int_mul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
-        int_arithmetic::int_arithmetic(IntOp::Mul, lhs, rhs)
+        int_bool::int_arithmetic(IntOp::Mul, lhs, rhs)
     }
 
     fn int_div(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
-        int_arithmetic::int_div(lhs, rhs)
+        int_bool::int_div(lhs, rhs)
     }
 
     fn int_add_scalar(tensor: &Tensor, scalar: i64) -> Result<Tensor> {
-        int_arithmetic::int_add_scalar(tensor, scalar)
+        int_bool::int_add_scalar(tensor, scalar)
     }
 
     fn int_mul_scalar(tensor: &Tensor, scalar: i64) -> Result<Tensor> {
-        int_arithmetic::int_mul_scalar(tensor, scalar)
+        int_bool::int_mul_scalar(tensor, scalar)
     }
 
     fn int_sum(tensor: &Tensor) -> Result<Tensor> {
-        int_arithmetic::int_sum(tensor)
+        int_bool::int_sum(tensor)
     }
 
     fn int_eq(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
-        int_arithmetic::int_compare("int_eq", CmpOp::Eq, lhs, rhs)
+        int_bool::int_compare("int_eq", CmpOp::Eq, lhs, rhs)
     }
 
     fn int_eq_scalar(tensor: &Tensor, scalar: i64) -> Result<Tensor> {
-        int_arithmetic::int_eq_scalar(tensor, scalar)
+        int_bool::int_eq_scalar(tensor, scalar)
     }
 
     fn int_lt(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
-        int_arithmetic::int_compare("int_lt", CmpOp::Lt, lhs, rhs)
+        int_bool::int_compare("int_lt", CmpOp::Lt, lhs, rhs)
     }
 
     fn int_le(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
-        int_arithmetic::int_compare("int_le", CmpOp::Le, lhs, rhs)
+        int_bool::int_compare("int_le", CmpOp::Le, lhs, rhs)
     }
 
     fn int_gt(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
-        int_arithmetic::int_compare("int_gt", CmpOp::Gt, lhs, rhs)
+        int_bool::int_compare("int_gt", CmpOp::Gt, lhs, rhs)
     }
 
     fn int_ge(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
-        int_arithmetic::int_compare("int_ge", CmpOp::Ge, lhs, rhs)
+        int_bool::int_compare("int_ge", CmpOp::Ge, lhs, rhs)
     }
 
     fn int_reshape(tensor: &Tensor, shape: Shape) -> Result<Tensor> {

@@ -4,19 +4,19 @@
 use candle_core::op::CmpOp;
 use candle_core::{DType as CandleDType, Tensor};
 
-use super::error::OrBackend;
-use super::indices::{any_set, constant, first_refused_in_place, first_set, read_value};
-use super::layout::shape_of;
-use super::memory::{check_output, check_output_like};
-use super::operands::check_kind;
 use super::wrapping;
 use crate::backend::defaults::int_division_error;
+use crate::backends::candle::error::OrBackend;
+use crate::backends::candle::indices::{any_set, constant, first_refused_in_place, first_set, read_value};
+use crate::backends::candle::layout::shape_of;
+use crate::backends::candle::memory::{check_output, check_output_like};
+use crate::backends::candle::operands::check_kind;
 use crate::error::Result;
 use crate::shape::Shape;
 
 /// The int ops of two tensors that wrap on overflow.
 #[derive(Clone, Copy)]
-pub(super) enum IntOp {
+pub(in crate::backends::candle) enum IntOp {
     Add,
     Sub,
     Mul,
@@ -30,7 +30,7 @@ fn broadcast_operands(op: &'static str, lhs: &Tensor, rhs: &Tensor, dtype: Candl
     Ok(shape)
 }
 
-pub(super) fn int_arithmetic(op: IntOp, lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+pub(in crate::backends::candle) fn int_arithmetic(op: IntOp, lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
     let name = match op {
         IntOp::Add => "int_add",
         IntOp::Sub => "int_sub",
@@ -45,11 +45,11 @@ pub(super) fn int_arithmetic(op: IntOp, lhs: &Tensor, rhs: &Tensor) -> Result<Te
     .or_backend(name)
 }
 
-pub(super) fn int_add_scalar(tensor: &Tensor, scalar: i64) -> Result<Tensor> {
+pub(in crate::backends::candle) fn int_add_scalar(tensor: &Tensor, scalar: i64) -> Result<Tensor> {
     with_scalar("int_add_scalar", tensor, scalar, wrapping::add)
 }
 
-pub(super) fn int_mul_scalar(tensor: &Tensor, scalar: i64) -> Result<Tensor> {
+pub(in crate::backends::candle) fn int_mul_scalar(tensor: &Tensor, scalar: i64) -> Result<Tensor> {
     with_scalar("int_mul_scalar", tensor, scalar, wrapping::mul)
 }
 
@@ -69,7 +69,7 @@ fn with_scalar(
 /// has a zero divisor or is `i64::MIN / -1` is decided on the device and read back as one value (the check this
 /// op's error needs), or read in place on the CPU, where the values are in host memory. The error names the divisor of the first such pair in row-major order, as the host default
 /// does.
-pub(super) fn int_div(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+pub(in crate::backends::candle) fn int_div(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
     let op = "int_div";
     let shape = broadcast_operands(op, lhs, rhs, CandleDType::I64)?;
     check_output(op, lhs.device(), shape.num_elements(), CandleDType::U8)?;
@@ -98,20 +98,25 @@ pub(super) fn int_div(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
 }
 
 /// The wrapping sum of every element, as a `[1]` tensor.
-pub(super) fn int_sum(tensor: &Tensor) -> Result<Tensor> {
+pub(in crate::backends::candle) fn int_sum(tensor: &Tensor) -> Result<Tensor> {
     check_kind("int_sum", CandleDType::I64, [tensor])?;
     // The halves of the tensor, two tensors of its size.
     check_output_like("int_sum", tensor)?;
     wrapping::sum(tensor, tensor.device()).or_backend("int_sum")
 }
 
-pub(super) fn int_compare(op: &'static str, comparison: CmpOp, lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+pub(in crate::backends::candle) fn int_compare(
+    op: &'static str,
+    comparison: CmpOp,
+    lhs: &Tensor,
+    rhs: &Tensor,
+) -> Result<Tensor> {
     let shape = broadcast_operands(op, lhs, rhs, CandleDType::U8)?;
     let grown = |tensor: &Tensor| tensor.broadcast_as(shape.dims()).or_backend(op);
     grown(lhs)?.cmp(&grown(rhs)?, comparison).or_backend(op)
 }
 
-pub(super) fn int_eq_scalar(tensor: &Tensor, scalar: i64) -> Result<Tensor> {
+pub(in crate::backends::candle) fn int_eq_scalar(tensor: &Tensor, scalar: i64) -> Result<Tensor> {
     let op = "int_eq_scalar";
     check_kind(op, CandleDType::I64, [tensor])?;
     check_output(op, tensor.device(), tensor.elem_count(), CandleDType::U8)?;

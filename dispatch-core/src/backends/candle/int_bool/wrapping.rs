@@ -6,7 +6,7 @@
 
 use candle_core::{Device, Tensor};
 
-use super::indices::constant;
+use crate::backends::candle::indices::constant;
 
 const HALF: i64 = 1 << 32;
 const QUARTER: i64 = 1 << 16;
