@@ -1,5 +1,5 @@
-//! The matrix products of the GPT step (BENCHMARKS.md, group 8): `matrixmultiply` (what the ndarray backend calls
-//! through `general_mat_mul`) against the `gemm` crate (what candle and burn-flex call), on the step's own shapes
+//! The matrix products of the GPT steps (BENCHMARKS.md, group 8): `matrixmultiply` (what the ndarray backend calls
+//! through `general_mat_mul`) against the `gemm` crate (what candle and burn-flex call), on the steps' own shapes
 //! and layouts, transposed operands included, in f32. Paired rounds in one process: each round times both kernels
 //! on the same operands, in alternating order, and the ratio of each round is `gemm / matrixmultiply`. The outputs
 //! are checked to agree before any timing.
@@ -28,7 +28,7 @@ struct Case {
     rhs_transposed: bool,
 }
 
-const CASES: [Case; 10] = [
+const CASES: [Case; 13] = [
     Case {
         name: "qkv     [1024,64]@[64,192]",
         batch: 1,
@@ -118,6 +118,34 @@ const CASES: [Case; 10] = [
         n: 64,
         lhs_transposed: false,
         rhs_transposed: true,
+    },
+    // The larger GPT of group 7: width 256, 4 heads, context 128, batch 8.
+    Case {
+        name: "large qkv    [1024,256]@[256,768]",
+        batch: 1,
+        m: 1024,
+        k: 256,
+        n: 768,
+        lhs_transposed: false,
+        rhs_transposed: false,
+    },
+    Case {
+        name: "large scores 32x [128,64]@[64,128]^T",
+        batch: 32,
+        m: 128,
+        k: 64,
+        n: 128,
+        lhs_transposed: false,
+        rhs_transposed: true,
+    },
+    Case {
+        name: "large att@v  32x [128,128]@[128,64]",
+        batch: 32,
+        m: 128,
+        k: 128,
+        n: 64,
+        lhs_transposed: false,
+        rhs_transposed: false,
     },
 ];
 

@@ -1,12 +1,8 @@
-//! Matrix products, which read strided operands directly, so a transposed weight is multiplied without being
-//! copied first. One product (a layer's weight, every row at once) goes through `matrixmultiply`, on its own
-//! threads; a batch of small products (the attention heads) through `gemm`, one product per thread, the batch split
-//! over rayon's threads. Each is the faster kernel on those shapes: `benches/matmul_kernels.rs`, BENCHMARKS.md
-//! group 8.
+//! Matrix products through `matrixmultiply`, which reads strided operands directly, so a transposed weight is
+//! multiplied without being copied first.
 
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArcArrayD, Array, ArrayD, ArrayView2, ArrayViewD, ArrayViewMut2, Dimension, Ix2, IxDyn};
-use rayon::prelude::*;
 
 use super::buffers;
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, with_arrays};
@@ -50,53 +46,10 @@ fn product<E: Element>(dtype: DType, lhs: &ArcArrayD<E>, rhs: &ArcArrayD<E>, sha
         .view_mut()
         .into_shape_with_order((batch_len, m, columns))
         .map_err(|error| ndarray_error("matmul", error))?;
-    let mut outputs: Vec<ArrayViewMut2<'_, E>> = outputs.outer_iter_mut().collect();
-    let work = |((out, a), b): ((&mut ArrayViewMut2<'_, E>, &ArrayView2<'_, E>), &ArrayView2<'_, E>)| {
-        small_product(a, b, out);
-    };
-    // Below this many multiply-adds a batch is done before rayon would have handed out its halves.
-    const PARALLEL_WORK: usize = 1 << 16;
-    if batch_len.saturating_mul(m).saturating_mul(inner).saturating_mul(columns) >= PARALLEL_WORK {
-        outputs.par_iter_mut().zip(lhs.par_iter()).zip(rhs.par_iter()).for_each(work);
-    } else {
-        outputs.iter_mut().zip(lhs.iter()).zip(rhs.iter()).for_each(work);
+    for ((mut out, a), b) in outputs.outer_iter_mut().zip(&lhs).zip(&rhs) {
+        general_mat_mul(E::one(), a, b, E::zero(), &mut out);
     }
     Ok(NdArrayTensor::output(dtype, output))
-}
-
-/// `out = lhs @ rhs` on this thread, through `gemm`, reading each operand with its own strides (negative ones, of
-/// a flipped view, and zero ones, of a broadcast view, included).
-fn small_product<E: Element>(lhs: &ArrayView2<'_, E>, rhs: &ArrayView2<'_, E>, out: &mut ArrayViewMut2<'_, E>) {
-    let ((m, k), n) = (lhs.dim(), rhs.dim().1);
-    let (lhs_strides, rhs_strides) = (lhs.strides(), rhs.strides());
-    let (out_row_stride, out_column_stride) = (out.strides()[0], out.strides()[1]);
-    // SAFETY: each pointer and its strides address exactly the elements of a live view of `m x k`, `k x n` and
-    // `m x n` elements (gemm walks negative strides from the view's first element, as ndarray does). `out` is
-    // borrowed mutably, so it overlaps neither operand, and `read_dst` is false, so its old values are never read.
-    // `E` is `f32` or `f64` (the only `Element`s), both types gemm computes.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            out.as_mut_ptr(),
-            out_column_stride,
-            out_row_stride,
-            false,
-            lhs.as_ptr(),
-            lhs_strides[1],
-            lhs_strides[0],
-            rhs.as_ptr(),
-            rhs_strides[1],
-            rhs_strides[0],
-            E::zero(),
-            E::one(),
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
-        );
-    }
 }
 
 /// A rank-2 output as the matrix `general_mat_mul` writes.

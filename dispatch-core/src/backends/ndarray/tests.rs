@@ -118,7 +118,7 @@ fn products_by_loops(lhs: &[f32], rhs: &[f32], [batch, m, k, n]: [usize; 4]) -> 
 
 #[test]
 fn batched_products_read_flipped_transposed_and_broadcast_operands() {
-    // The attention heads' size, whose batch is split over threads, and one small enough to run on this one.
+    // The attention heads' size, and a small one.
     for [batch, m, k, n] in [[64, 64, 16, 64], [3, 2, 5, 4]] {
         let values = |count: usize, step: usize| (0..count).map(|i| ((i * step) % 13) as f32 - 6.0).collect();
         let tensor = |values: Vec<f32>, dims: &[usize]| NdArray::from_vec(values, Shape::new(dims), &NdArrayDevice);
