@@ -29,125 +29,39 @@ struct Case {
 }
 
 const CASES: [Case; 13] = [
-    Case {
-        name: "qkv     [1024,64]@[64,192]",
-        batch: 1,
-        m: 1024,
-        k: 64,
-        n: 192,
-        lhs_transposed: false,
-        rhs_transposed: false,
-    },
-    Case {
-        name: "proj    [1024,64]@[64,64]",
-        batch: 1,
-        m: 1024,
-        k: 64,
-        n: 64,
-        lhs_transposed: false,
-        rhs_transposed: false,
-    },
-    Case {
-        name: "mlp up  [1024,64]@[64,256]",
-        batch: 1,
-        m: 1024,
-        k: 64,
-        n: 256,
-        lhs_transposed: false,
-        rhs_transposed: false,
-    },
-    Case {
-        name: "mlp dn  [1024,256]@[256,64]",
-        batch: 1,
-        m: 1024,
-        k: 256,
-        n: 64,
-        lhs_transposed: false,
-        rhs_transposed: false,
-    },
-    Case {
-        name: "logits  [1024,64]@[64,96]",
-        batch: 1,
-        m: 1024,
-        k: 64,
-        n: 96,
-        lhs_transposed: false,
-        rhs_transposed: false,
-    },
-    Case {
-        name: "dX      [1024,192]@[192,64]^T",
-        batch: 1,
-        m: 1024,
-        k: 192,
-        n: 64,
-        lhs_transposed: false,
-        rhs_transposed: true,
-    },
-    Case {
-        name: "dW      [64,1024]^T@[1024,192]",
-        batch: 1,
-        m: 64,
-        k: 1024,
-        n: 192,
-        lhs_transposed: true,
-        rhs_transposed: false,
-    },
-    Case {
-        name: "scores  64x [64,16]@[16,64]^T",
-        batch: 64,
-        m: 64,
-        k: 16,
-        n: 64,
-        lhs_transposed: false,
-        rhs_transposed: true,
-    },
-    Case {
-        name: "att@v   64x [64,64]@[64,16]",
-        batch: 64,
-        m: 64,
-        k: 64,
-        n: 16,
-        lhs_transposed: false,
-        rhs_transposed: false,
-    },
-    Case {
-        name: "d att   64x [64,16]@[64,16]^T",
-        batch: 64,
-        m: 64,
-        k: 16,
-        n: 64,
-        lhs_transposed: false,
-        rhs_transposed: true,
-    },
+    case("qkv     [1024,64]@[64,192]", 1, [1024, 64, 192], AsStored),
+    case("proj    [1024,64]@[64,64]", 1, [1024, 64, 64], AsStored),
+    case("mlp up  [1024,64]@[64,256]", 1, [1024, 64, 256], AsStored),
+    case("mlp dn  [1024,256]@[256,64]", 1, [1024, 256, 64], AsStored),
+    case("logits  [1024,64]@[64,96]", 1, [1024, 64, 96], AsStored),
+    case("dX      [1024,192]@[192,64]^T", 1, [1024, 192, 64], RightTransposed),
+    case("dW      [64,1024]^T@[1024,192]", 1, [64, 1024, 192], LeftTransposed),
+    case("scores  64x [64,16]@[16,64]^T", 64, [64, 16, 64], RightTransposed),
+    case("att@v   64x [64,64]@[64,16]", 64, [64, 64, 16], AsStored),
+    case("d att   64x [64,16]@[64,16]^T", 64, [64, 16, 64], RightTransposed),
     // The larger GPT of group 7: width 256, 4 heads, context 128, batch 8.
-    Case {
-        name: "large qkv    [1024,256]@[256,768]",
-        batch: 1,
-        m: 1024,
-        k: 256,
-        n: 768,
-        lhs_transposed: false,
-        rhs_transposed: false,
-    },
-    Case {
-        name: "large scores 32x [128,64]@[64,128]^T",
-        batch: 32,
-        m: 128,
-        k: 64,
-        n: 128,
-        lhs_transposed: false,
-        rhs_transposed: true,
-    },
-    Case {
-        name: "large att@v  32x [128,128]@[128,64]",
-        batch: 32,
-        m: 128,
-        k: 128,
-        n: 64,
-        lhs_transposed: false,
-        rhs_transposed: false,
-    },
+    case("large qkv    [1024,256]@[256,768]", 1, [1024, 256, 768], AsStored),
+    case("large scores 32x [128,64]@[64,128]^T", 32, [128, 64, 128], RightTransposed),
+    case("large att@v  32x [128,128]@[128,64]", 32, [128, 128, 64], AsStored),
 ];
+
+/// How a case's operands are read: as stored, the right one transposed, or the left one transposed.
+#[derive(Clone, Copy)]
+enum Layout {
+    AsStored,
+    RightTransposed,
+    LeftTransposed,
+}
+use Layout::{AsStored, LeftTransposed, RightTransposed};
+
+const fn case(name: &'static str, batch: usize, [m, k, n]: [usize; 3], layout: Layout) -> Case {
+    let (lhs_transposed, rhs_transposed) = match layout {
+        AsStored => (false, false),
+        RightTransposed => (false, true),
+        LeftTransposed => (true, false),
+    };
+    Case { name, batch, m, k, n, lhs_transposed, rhs_transposed }
+}
 
 /// A kernel: writes `lhs @ rhs` into `out` (row-major), overwriting it.
 type Kernel = fn(ArrayView2<'_, f32>, ArrayView2<'_, f32>, ArrayViewMut2<'_, f32>);
