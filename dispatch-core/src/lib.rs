@@ -32,6 +32,5 @@ pub use dtype::DType;
 pub use error::{ArgumentValue, Error, RankRule, Result};
 pub use gradients::{AutodiffBackend, Gradients, TensorId};
 pub use shape::Shape;
-pub use tensor::Tensor;
-pub use tensor::int_bool::{BoolTensor, IntTensor};
+pub use tensor::{BoolTensor, IntTensor, Tensor};
 pub use transfers::{HostTransfers, host_transfers, record_host_transfer};

@@ -1,6 +1,6 @@
 //! Comparisons of float tensors, giving bool tensors, and masks: float tensors picked by bool ones.
 
-use super::Tensor;
+use super::float::Tensor;
 use super::int_bool::BoolTensor;
 use crate::backend::Backend;
 use crate::error::Result;

@@ -3,7 +3,7 @@
 //! Every constructor of a float tensor names its dtype (candle's convention), except `from_vec`, whose `f32` data
 //! says it; scalar arguments are `f64` and rounded once to the tensor's dtype.
 
-use super::Tensor;
+use super::float::Tensor;
 use crate::backend::Backend;
 use crate::device::DeviceOf;
 use crate::dtype::DType;

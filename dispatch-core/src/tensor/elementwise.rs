@@ -1,6 +1,6 @@
 //! Element-wise float ops of `Tensor<B>`: arithmetic (broadcasting), scalars, functions, bounds.
 
-use super::Tensor;
+use super::float::Tensor;
 use super::int_bool::IntTensor;
 use crate::backend::Backend;
 use crate::error::{Error, Result};

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::Tensor;
+use super::float::Tensor;
 use crate::backend::{Backend, HostOp};
 use crate::error::Result;
 

@@ -1,7 +1,7 @@
 //! Picking from float tensors by int tensors: `index_select` and `gather`, their backwards `select_add` and
 //! `scatter_add`, `embedding`, `one_hot`.
 
-use super::Tensor;
+use super::float::Tensor;
 use super::int_bool::IntTensor;
 use crate::backend::Backend;
 use crate::dtype::DType;

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::Tensor;
+use super::float::Tensor;
 use crate::backend::Backend;
 use crate::device::DeviceOf;
 use crate::dtype::DType;

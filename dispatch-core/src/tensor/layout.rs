@@ -1,6 +1,6 @@
 //! Layout ops of `Tensor<B>`: the same values under another shape, order or arrangement.
 
-use super::Tensor;
+use super::float::Tensor;
 use crate::backend::Backend;
 use crate::error::{Error, RankRule, Result};
 use crate::shape::Shape;

@@ -1,6 +1,6 @@
 //! The matrix product.
 
-use super::Tensor;
+use super::float::Tensor;
 use crate::backend::Backend;
 use crate::error::Result;
 

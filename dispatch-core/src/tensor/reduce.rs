@@ -1,6 +1,6 @@
 //! Reductions of `Tensor<B>`: over every element, or along one axis keeping it with size 1.
 
-use super::Tensor;
+use super::float::Tensor;
 use super::int_bool::IntTensor;
 use crate::backend::Backend;
 use crate::error::Result;

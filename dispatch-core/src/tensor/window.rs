@@ -7,7 +7,7 @@
 //! `usize::MAX`) an [`Error::SizeOverflow`](crate::error::Error::SizeOverflow), never a panic or a wrapped size. Where
 //! dispatch answers otherwise, the op says so.
 
-use super::Tensor;
+use super::float::Tensor;
 use super::int_bool::IntTensor;
 use crate::backend::{Backend, Conv1dOptions, Conv2dOptions, Window2d};
 use crate::error::Result;
