@@ -4,7 +4,7 @@
 //! on the same operands, in alternating order, and the ratio of each round is `gemm / matrixmultiply`. The outputs
 //! are checked to agree before any timing.
 //!
-//!     MATMUL_NUM_THREADS=2 cargo bench -p dispatch-core --bench matmul_kernels
+//!     MATMUL_NUM_THREADS=2 RAYON_NUM_THREADS=2 cargo bench -p dispatch-core --bench matmul_kernels
 //!
 //! `gemm` runs on one thread and on two (rayon); `matrixmultiply` with its own threading, as the ndarray backend
 //! builds it, on `MATMUL_NUM_THREADS` threads. A batch of products (the attention heads) also runs split over

@@ -203,11 +203,12 @@ pub enum Error {
         padded: u128,
     },
 
-    /// Input that no other variant describes, with what is wrong in words. dispatch gives it only where no
-    /// structured variant fits, and each such place says why.
+    /// A failure no other variant describes, with what is wrong in words: within dispatch, a broken invariant of an
+    /// engine or a malformed message from another MPI rank, each place saying why no variant fits; also what a
+    /// user's own code (a data loader, an extension) reports through [`Error::invalid`].
     #[error("invalid argument to `{op}`: {reason}")]
     InvalidArgument {
-        /// The op or constructor that rejected the argument (`to_device`).
+        /// The op or the part of dispatch that failed (`max_pool2d backward`, `mpi`).
         op: &'static str,
         /// What is wrong, in words.
         reason: String,
@@ -251,7 +252,8 @@ pub enum Error {
     },
 
     /// A rank joined a collective while it was still in another: clones of one rank's communicator used at once,
-    /// from two threads. This call fails; the collective already under way goes on.
+    /// from two threads. This call fails; the collective already under way goes on. The in-process engine reports
+    /// it; under MPI, the library's own rules for concurrent calls apply.
     #[error(
         "rank {rank} joined collective `{op}` while still in another; a rank takes part in one collective at a time"
     )]
@@ -391,7 +393,7 @@ impl Error {
         Self::InvalidValue { op, parameter, value: value.into(), expected }
     }
 
-    /// An [`Error::InvalidArgument`] in `op`, with `reason` saying what is wrong: for input that no structured
+    /// An [`Error::InvalidArgument`] in `op`, with `reason` saying what is wrong: for a failure that no structured
     /// variant describes.
     pub fn invalid(op: &'static str, reason: impl Into<String>) -> Self {
         Self::InvalidArgument { op, reason: reason.into() }

@@ -183,8 +183,8 @@ pub fn cfgs(attrs: &[Attribute]) -> Vec<Attribute> {
     attrs.iter().filter(|attr| attr.path().is_ident("cfg")).cloned().collect()
 }
 
-/// An attribute's argument (a path, an expression) as the user wrote it, without the spaces tokens print with: how
-/// a message quotes it.
+/// A path of an attribute's argument (`ops::Plain`, `my::Backend`) as the user wrote it, without the spaces tokens
+/// print with: how a message quotes it. Only for paths: `<A as B>::C` would lose the spaces it needs.
 pub fn spelled(tokens: &impl quote::ToTokens) -> String {
     tokens.to_token_stream().to_string().replace(' ', "")
 }

@@ -20,7 +20,7 @@ pub const ROUTES: [(&str, &str, &str); 4] = [
 
 /// The items of a hidden module that every extension has, whatever its ops: a visitor trait per kind of operand,
 /// the struct of a backend's ops (`pointer_fields`, filled in by `pointers`), the `const fn` giving them to a
-/// backend that meets `bound`, the routes trait, and the marker trait with its token: `marker` is `None` in the
+/// backend that meets `bound`, the routes trait, and the marker trait with its token: `unmarked` is `None` in the
 /// module `#[extension]` writes, where every type implements the marker, and in the derive's stand-in the error
 /// shown where the marker is missing.
 pub fn module_items(
@@ -35,14 +35,14 @@ pub fn module_items(
     let marker = match unmarked {
         None => quote! {
             /// Held by every type here, and by none in the derive's stand-in: how a derived enum tells the two apart.
-            pub trait #marked_trait<#token: ?Sized> {
+            pub trait #marked_trait<__DispatchOf: ?Sized> {
                 const CHECKED: () = ();
             }
             impl<__DispatchAny: ?Sized> #marked_trait<#token> for __DispatchAny {}
         },
         Some(Unmarked { message, label, notes }) => quote! {
             #[diagnostic::on_unimplemented(message = #message, label = #label #(, note = #notes)*)]
-            pub trait #marked_trait<#token: ?Sized> {
+            pub trait #marked_trait<__DispatchOf: ?Sized> {
                 const CHECKED: () = ();
             }
         },

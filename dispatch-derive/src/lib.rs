@@ -61,7 +61,7 @@ pub fn derive_dispatch(input: TokenStream) -> TokenStream {
 /// Beside the trait the attribute puts a hidden module, `__dispatch_extension_<Trait>`; the derive finds it next
 /// to the path it is given, so re-export the two together, and declare the trait at module level (a module inside
 /// a function body cannot see the function's items). Where the derive finds no such module, the build fails once,
-/// at the listed path, saying to add the attribute. `#[extension(crate = path)]` names dispatch-core if it
+/// at the trait's name in the listed path, saying to add the attribute. `#[extension(crate = path)]` names dispatch-core if it
 /// was renamed.
 #[proc_macro_attribute]
 pub fn extension(attr: TokenStream, item: TokenStream) -> TokenStream {

@@ -35,3 +35,21 @@ fn first_error_of_every_case() {
 fn pass() {
     trybuild::TestCases::new().pass("tests/pass/*.rs");
 }
+
+/// A trait listed without `#[extension]` is one error, ours, that names nothing the expansion invented: rustc
+/// leaves out its usual "not implemented for" help only because the checked type is a parameter (`Self`), so a
+/// compiler that printed it would show the marker trait's name here.
+#[test]
+fn an_unmarked_extension_is_one_error_naming_no_internal_item() {
+    let cases = [
+        "extension-listed-without-the-attribute",
+        "extension-listed-by-a-path-without-the-attribute",
+        "extension-imported-without-its-module",
+    ];
+    for case in cases {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui").join(format!("{case}.stderr"));
+        let stderr = std::fs::read_to_string(&path).expect("each case has its .stderr");
+        assert_eq!(stderr.matches("error[").count(), 1, "{case}: {stderr}");
+        assert!(!stderr.to_lowercase().contains("__dispatch"), "{case} names an internal item: {stderr}");
+    }
+}

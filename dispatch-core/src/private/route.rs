@@ -153,7 +153,9 @@ impl<X: AutodiffBackend> GradientsOf<X> for RecordsGradients {
 /// The visitors of every op: `visits::add { lhs, rhs, marker }.visit::<A>()` runs `add` on arm `A`.
 #[allow(non_camel_case_types)]
 pub mod visits {
-    use super::*; // FIXME
+    // The visitors the callback declares name `Backend`, `PhantomData`, `Routes`, `Visit` and the `Visit*` traits
+    // unqualified, as this file imports or defines them.
+    use super::*;
 
     crate::for_each_op! { __op_visitors {} }
 }

@@ -212,5 +212,6 @@ fn windows_times_gradient<B: BaseBackend>(
 /// The error of a backward through a window of padding alone whose indices were refused in the forward and, against
 /// every expectation, not when found again: the two calls see the same input.
 fn no_maximum_found() -> Error {
+    // A broken invariant of the backend, not the caller's input: no structured variant describes it.
     Error::invalid("max_pool2d backward", "a window of padding alone has no maximum to send its gradient to")
 }

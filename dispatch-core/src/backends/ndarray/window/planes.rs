@@ -15,8 +15,8 @@ pub(super) fn array_of<E>(op: &'static str, dims: &[usize], values: Vec<E>) -> R
 }
 
 /// Every run of taps that reads the input of a plane `[h, w]` (not its padding), for an output of `[oh, ow]`
-/// positions: `visit(tap, taps, start)` for tap `tap = i * kw + j`, whose values at the output positions `taps`
-/// (row-major, within one output row) read the input cells from `start` on, `window.stride[1]` apart.
+/// positions: `visit(tap, positions, start)` for tap `tap = i * kw + j`, whose values at the output positions
+/// `positions` (row-major, within one output row) read the input cells from `start` on, `window.stride[1]` apart.
 fn for_each_run(
     window: &Window2d,
     [h, w]: [usize; 2],
@@ -56,8 +56,8 @@ pub(super) fn unfold_plane<E: Copy>(
         if stride == 1 {
             taps.copy_from_slice(&plane[start..start + taps.len()]);
         } else {
-            for (tap, &value) in taps.iter_mut().zip(plane[start..].iter().step_by(stride)) {
-                *tap = value;
+            for (slot, &value) in taps.iter_mut().zip(plane[start..].iter().step_by(stride)) {
+                *slot = value;
             }
         }
     });
