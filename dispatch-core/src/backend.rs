@@ -49,25 +49,6 @@ pub trait Backend: Clone + Debug + Send + Sync + 'static {
 
 crate::for_each_op! { __op_names {} }
 
-/// A backend that does not record gradients itself, so [`crate::backends::Autodiff`] may wrap it.
-///
-/// Third-party backends opt in with `impl BaseBackend for MyBackend {}`. `Autodiff<B>` never implements it, and
-/// the orphan rule keeps anyone else from implementing it for `Autodiff<B>`, so an autodiff backend inside an
-/// autodiff backend cannot be named.
-///
-/// `Autodiff<B>` runs on `B`'s devices, so the device must also be a device of `Autodiff<B>`; the usual blanket
-/// `impl<B: Backend<Device = MyDevice>> DeviceOf<B> for MyDevice` provides that. The bound sits here, on the
-/// supertrait, so every `B: BaseBackend` carries it: a `where` clause on `Autodiff`'s impl instead would make the
-/// compiler prove it through that same impl and overflow.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be wrapped in `Autodiff`: it is not a base backend",
-    label = "`Autodiff` needs a backend that does not record gradients itself",
-    note = "an autodiff backend inside an autodiff backend is not allowed; wrap the base backend once, e.g. \
-            `Autodiff<Candle>`",
-    note = "a third-party backend opts in with `impl dispatch_core::BaseBackend for MyBackend {{}}`"
-)]
-pub trait BaseBackend: Backend<Device: DeviceOf<crate::backends::Autodiff<Self>>> {}
-
 /// A differentiable function evaluated on host memory: the extension point collectives use.
 ///
 /// Both directions receive values that hold the tensor's dtype exactly (`F64` values for an `F64` tensor, `F32`

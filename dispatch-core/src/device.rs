@@ -1,13 +1,18 @@
 //! Devices: what single-backend ops accept, the naming contract of every backend's device type, what
-//! `#[derive(Dispatch)]` implements for the user's enum, and the device an `#[autodiff]` variant holds.
+//! `#[derive(Dispatch)]` implements for the user's enum, and the devices an `#[autodiff]` and a `#[distributed]`
+//! variant hold.
 
+use std::convert::Infallible;
 use std::fmt::{self, Debug, Display};
 use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
 
 use crate::backend::Backend;
 pub use crate::backend::{BackendDevice, DeviceOf};
 pub use crate::device_name::ParseDeviceError;
-use crate::distributed::DistributedOf;
+#[cfg(feature = "mpi")]
+use crate::distributed::mpi::MpiWorld;
 
 /// Implemented by `#[derive(Dispatch)]` for the user's device enum (and for the local enum it generates).
 ///
@@ -116,5 +121,54 @@ where
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
         name.parse().map(Self::new)
+    }
+}
+
+// The distributed device is defined here, beside `Dispatch`, because each names the other: `Dispatch::Distributed`
+// is bounded by `DistributedOf<Self>`, and `DistributedDevice<D>` holds `D::Local`s. Its constructors, `run` and the
+// rest of its impls are in `distributed/device.rs`.
+
+/// A group of ranks, each rank a local device of the derived enum `D` (any of its backends; ranks may differ,
+/// since collectives work on host memory).
+///
+/// Two engines run the same API: ranks that are threads of this process ([`DistributedDevice::in_process`],
+/// the default, no set-up), and one process per rank started by `mpirun` (`DistributedDevice::mpi`, cargo
+/// feature `mpi`). Cloning is cheap; clones share the group.
+pub struct DistributedDevice<D: Dispatch> {
+    pub(crate) group: Arc<GroupSpec<D>>,
+}
+
+pub(crate) struct GroupSpec<D: Dispatch> {
+    pub(crate) engine: EngineSpec<D>,
+    pub(crate) timeout: Duration,
+}
+
+pub(crate) enum EngineSpec<D: Dispatch> {
+    InProcess {
+        ranks: Vec<D::Local>,
+    },
+    #[cfg(feature = "mpi")]
+    Mpi {
+        local: D::Local,
+        world: Arc<MpiWorld>,
+    },
+}
+
+/// What a `#[distributed]` variant holds, as the enum `D` sees it: a [`DistributedDevice<D>`], or `Infallible`
+/// for an enum without such a variant. Lets [`crate::distributed::run`] take any derived device.
+pub trait DistributedOf<D: Dispatch> {
+    /// The distributed device the variant holds.
+    fn as_distributed(&self) -> &DistributedDevice<D>;
+}
+
+impl<D: Dispatch> DistributedOf<D> for DistributedDevice<D> {
+    fn as_distributed(&self) -> &DistributedDevice<D> {
+        self
+    }
+}
+
+impl<D: Dispatch> DistributedOf<D> for Infallible {
+    fn as_distributed(&self) -> &DistributedDevice<D> {
+        match *self {}
     }
 }

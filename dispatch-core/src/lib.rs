@@ -24,7 +24,8 @@ pub mod shape;
 pub mod tensor;
 pub mod transfers;
 
-pub use backend::{Backend, BaseBackend, HostOp, HostTensor, HostValues};
+pub use backend::{Backend, HostOp, HostTensor, HostValues};
+pub use backends::BaseBackend;
 pub use device::{AutodiffDevice, DeviceOf, Dispatch, ParseDeviceError, Route};
 pub use dispatch_derive::{Dispatch, extension};
 pub use distributed::DistributedDevice;

@@ -12,7 +12,7 @@ mod candle;
 #[cfg(feature = "ndarray")]
 mod ndarray;
 
-pub use self::autodiff::{Autodiff, AutodiffTensor};
+pub use self::autodiff::{Autodiff, AutodiffTensor, BaseBackend};
 // For `__private01` only: the rules `Autodiff`'s impl is written over.
 #[doc(hidden)]
 pub use self::autodiff::rules as __autodiff_rules;

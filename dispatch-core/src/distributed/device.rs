@@ -1,13 +1,13 @@
-//! The device a `#[distributed]` variant holds.
+//! The device a `#[distributed]` variant holds: its constructors, `run`, and its impls. The type itself is defined
+//! in `device.rs`, beside `Dispatch`, which names it.
 
-use std::convert::Infallible;
 use std::fmt::{self, Debug, Display};
 use std::ops::Range;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::device::{Dispatch, ParseDeviceError};
+use crate::device::{Dispatch, DistributedDevice, EngineSpec, GroupSpec, ParseDeviceError};
 use crate::device_name;
 use crate::distributed::in_process;
 #[cfg(feature = "mpi")]
@@ -19,32 +19,6 @@ use crate::error::{Error, Result};
 /// How long a rank waits for the others to join a collective before the run fails, unless set with
 /// [`DistributedDevice::with_timeout`].
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// A group of ranks, each rank a local device of the derived enum `D` (any of its backends; ranks may differ,
-/// since collectives work on host memory).
-///
-/// Two engines run the same API: ranks that are threads of this process ([`DistributedDevice::in_process`],
-/// the default, no set-up), and one process per rank started by `mpirun` (`DistributedDevice::mpi`, cargo
-/// feature `mpi`). Cloning is cheap; clones share the group.
-pub struct DistributedDevice<D: Dispatch> {
-    group: Arc<GroupSpec<D>>,
-}
-
-struct GroupSpec<D: Dispatch> {
-    engine: EngineSpec<D>,
-    timeout: Duration,
-}
-
-enum EngineSpec<D: Dispatch> {
-    InProcess {
-        ranks: Vec<D::Local>,
-    },
-    #[cfg(feature = "mpi")]
-    Mpi {
-        local: D::Local,
-        world: Arc<MpiWorld>,
-    },
-}
 
 impl<D: Dispatch> DistributedDevice<D> {
     /// Ranks that are threads of this process, one per device in `ranks`.
@@ -183,25 +157,6 @@ impl<D: Dispatch> DistributedDevice<D> {
                 RankResults::new(vec![(world.rank(), result)])
             }
         }
-    }
-}
-
-/// What a `#[distributed]` variant holds, as the enum `D` sees it: a [`DistributedDevice<D>`], or `Infallible`
-/// for an enum without such a variant. Lets [`crate::distributed::run`] take any derived device.
-pub trait DistributedOf<D: Dispatch> {
-    /// The distributed device the variant holds.
-    fn as_distributed(&self) -> &DistributedDevice<D>;
-}
-
-impl<D: Dispatch> DistributedOf<D> for DistributedDevice<D> {
-    fn as_distributed(&self) -> &DistributedDevice<D> {
-        self
-    }
-}
-
-impl<D: Dispatch> DistributedOf<D> for Infallible {
-    fn as_distributed(&self) -> &DistributedDevice<D> {
-        match *self {}
     }
 }
 

@@ -23,9 +23,10 @@ mod rank;
 mod results;
 mod spmd;
 
+pub use crate::device::{DistributedDevice, DistributedOf};
 pub use collective::{Collective, ReduceOp};
 pub use communicator::Communicator;
-pub use device::{DEFAULT_TIMEOUT, DistributedDevice, DistributedOf};
+pub use device::DEFAULT_TIMEOUT;
 pub use rank::Rank;
 pub use results::RankResults;
 pub use spmd::{run, run_in_process};

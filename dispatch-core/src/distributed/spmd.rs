@@ -2,9 +2,8 @@
 
 use std::time::Duration;
 
-use crate::device::{Dispatch, Route};
+use crate::device::{Dispatch, DistributedOf, Route};
 use crate::distributed::communicator::Communicator;
-use crate::distributed::device::DistributedOf;
 use crate::distributed::in_process;
 use crate::distributed::rank::Rank;
 use crate::distributed::results::RankResults;

@@ -12,10 +12,10 @@ pub use core::result::Result::{Err, Ok};
 pub use std::string::{String, ToString};
 pub use std::vec::Vec;
 
-pub use crate::backend::{Backend, BaseBackend, HostOp};
+pub use crate::backend::{Backend, HostOp};
 /// The backward rules `Autodiff`'s impl calls, one per op the op list marks `tracked`.
 pub use crate::backends::__autodiff_rules as autodiff_rules;
-pub use crate::backends::Autodiff;
+pub use crate::backends::{Autodiff, BaseBackend};
 pub use crate::device::{AutodiffDevice, BackendDevice, DeviceOf, Dispatch, ParseDeviceError, Route};
 pub use crate::device_name;
 pub use crate::distributed::DistributedDevice;

@@ -9,8 +9,9 @@
 use std::fmt::Debug;
 
 use super::route::{GradientsOf, NoGradients, RecordsGradients};
-use crate::backend::{Backend, BaseBackend};
+use crate::backend::Backend;
 use crate::backends::Autodiff;
+use crate::backends::BaseBackend;
 
 /// Declares a path trait with its message, and its blanket impl for the paths `$bound` admits.
 macro_rules! path_trait {

@@ -1,7 +1,7 @@
 //! Moving gradients between a broadcast shape and an operand's own shape.
 
 use super::graph::Inner;
-use crate::backend::BaseBackend;
+use crate::backends::BaseBackend;
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 

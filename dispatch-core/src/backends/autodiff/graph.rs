@@ -9,7 +9,8 @@ use std::collections::hash_map::Entry;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::backend::{Backend, BaseBackend};
+use crate::backend::Backend;
+use crate::backends::BaseBackend;
 use crate::error::Result;
 use crate::gradients::TensorId;
 

@@ -8,57 +8,17 @@
 //! depends on in reverse topological order.
 
 mod broadcast;
+mod decorator;
 mod graph;
 pub mod rules;
 mod tensor;
 
-use std::fmt;
-use std::marker::PhantomData;
-
+pub use decorator::{Autodiff, BaseBackend};
 pub use tensor::AutodiffTensor;
 
-use crate::backend::{Backend, BaseBackend};
+use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::gradients::{AutodiffBackend, Gradients, TensorId};
-
-/// A backend that records gradients, on the devices of the base backend `B` it wraps.
-///
-/// `Autodiff<B>` is not itself a [`BaseBackend`], so it cannot be wrapped again:
-///
-/// ```compile_fail,E0277
-/// use dispatch_core::BaseBackend;
-/// use dispatch_core::backends::Autodiff;
-///
-/// // error: `Autodiff<B>` cannot be wrapped in `Autodiff`: it is not a base backend
-/// fn twice<B: BaseBackend>() -> Autodiff<Autodiff<B>> {
-///     Autodiff::default()
-/// }
-/// ```
-pub struct Autodiff<B: BaseBackend> {
-    // `fn() -> B`: the marker owns no `B`, so it is Send, Sync, Copy whatever `B` is.
-    backend: PhantomData<fn() -> B>,
-}
-
-// Written by hand: derives would ask more of `B` than `BaseBackend` does.
-impl<B: BaseBackend> Clone for Autodiff<B> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<B: BaseBackend> Copy for Autodiff<B> {}
-
-impl<B: BaseBackend> Default for Autodiff<B> {
-    fn default() -> Self {
-        Self { backend: PhantomData }
-    }
-}
-
-impl<B: BaseBackend> fmt::Debug for Autodiff<B> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Autodiff<{}>", B::name())
-    }
-}
 
 impl<B: BaseBackend> Backend for Autodiff<B> {
     type Device = B::Device;

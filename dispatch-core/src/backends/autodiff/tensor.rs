@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::graph::{BackwardFn, Inner, Node};
-use crate::backend::BaseBackend;
+use crate::backends::BaseBackend;
 use crate::error::{Error, Result};
 use crate::gradients::TensorId;
 

@@ -1,6 +1,6 @@
 //! Masked selection: each float operand gets the gradient where it was picked, zero elsewhere.
 
-use crate::backend::BaseBackend;
+use crate::backends::BaseBackend;
 use crate::backends::autodiff::broadcast::reduce_to_shape;
 use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
 use crate::error::Result;

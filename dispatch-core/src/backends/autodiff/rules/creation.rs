@@ -1,6 +1,6 @@
 //! Moves of a float tensor: to another device or another dtype; the gradient goes back the other way.
 
-use crate::backend::BaseBackend;
+use crate::backends::BaseBackend;
 use crate::backends::autodiff::tensor::AutodiffTensor;
 use crate::dtype::DType;
 use crate::error::Result;

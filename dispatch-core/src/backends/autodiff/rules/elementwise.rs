@@ -2,7 +2,7 @@
 //! bounds (`clamp`, `maximum`, `minimum`).
 
 use super::comparison::{ones_where, selected};
-use crate::backend::BaseBackend;
+use crate::backends::BaseBackend;
 use crate::backends::autodiff::broadcast::reduce_to_shape;
 use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
 use crate::error::Result;

@@ -2,8 +2,9 @@
 
 use std::sync::Arc;
 
+use crate::backend::HostOp;
 use crate::backend::defaults::{host_tensor_like, host_tensor_of};
-use crate::backend::{BaseBackend, HostOp};
+use crate::backends::BaseBackend;
 use crate::backends::autodiff::tensor::AutodiffTensor;
 use crate::error::{Error, Result};
 

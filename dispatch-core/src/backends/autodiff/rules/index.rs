@@ -2,7 +2,8 @@
 //! add entries back where the matching pick took them from: each op's backward is its partner, so one rule serves
 //! both pairs.
 
-use crate::backend::{Backend, BaseBackend};
+use crate::backend::Backend;
+use crate::backends::BaseBackend;
 use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
 use crate::error::Result;
 

@@ -1,6 +1,6 @@
 //! Ops that move elements without changing them: their backward moves the gradient back.
 
-use crate::backend::BaseBackend;
+use crate::backends::BaseBackend;
 use crate::backends::autodiff::graph::Inner;
 use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
 use crate::error::Result;

@@ -1,6 +1,6 @@
 //! Matrix products, of matrices or of batches of them that broadcast.
 
-use crate::backend::BaseBackend;
+use crate::backends::BaseBackend;
 use crate::backends::autodiff::broadcast::reduce_to_shape;
 use crate::backends::autodiff::graph::Inner;
 use crate::backends::autodiff::tensor::AutodiffTensor;

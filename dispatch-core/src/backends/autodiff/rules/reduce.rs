@@ -1,7 +1,7 @@
 //! Reductions: their backward spreads the gradient of each reduced slice back over the slice.
 
-use crate::backend::BaseBackend;
 use crate::backend::defaults::{centred_and_deviation, cross_entropy_rows};
+use crate::backends::BaseBackend;
 use crate::backends::autodiff::broadcast::{expand_to_shape, reduce_to_shape};
 use crate::backends::autodiff::rules::comparison::ones_where;
 use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};

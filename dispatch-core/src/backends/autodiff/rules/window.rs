@@ -5,7 +5,8 @@
 //! positions; `max_pool2d`'s gradient goes where the indices its forward found point.
 
 use crate::backend::window::{dims4, product};
-use crate::backend::{BaseBackend, Conv2dOptions, Window2d};
+use crate::backend::{Conv2dOptions, Window2d};
+use crate::backends::BaseBackend;
 use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
 use crate::error::{Error, RankRule, Result};
 use crate::shape::Shape;
