@@ -27,6 +27,9 @@ pub fn gelu<T: Float>(x: T) -> T {
     narrow(x * cdf)
 }
 
+/// `1/√(2π)`, the standard normal density at 0: `φ(x) = NORMAL_DENSITY_AT_0 · exp(-x²/2)`.
+pub const NORMAL_DENSITY_AT_0: f64 = std::f64::consts::FRAC_1_SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5;
+
 /// `x * sigmoid(x)`.
 pub fn silu<T: Float>(x: T) -> T {
     x / (T::one() + (-x).exp())

@@ -118,6 +118,12 @@ pub fn gelu<B: Backend>(o: &Operands<B>) -> Floats<B> {
     unary(o, B::gelu)
 }
 
+/// The derivative of `gelu` at a matrix and at wider values, times gradients broadcast as `binary`'s are.
+pub fn gelu_backward<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    let calls = [B::gelu_backward(&o.fine, &o.cube), B::gelu_backward(&o.cube, &o.partner)];
+    calls.into_iter().chain(binary(o, B::gelu_backward)).collect()
+}
+
 pub fn silu<B: Backend>(o: &Operands<B>) -> Floats<B> {
     unary(o, B::silu)
 }

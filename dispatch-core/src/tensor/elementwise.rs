@@ -135,6 +135,12 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::clamp(self.primitive(), min, max))
     }
 
+    /// `gradient * gelu'(self)`, element-wise, broadcasting: the gradient of [`Tensor::gelu`] at `self` given the
+    /// gradient of its output, in one op where the backend fuses it (as `gelu`'s backward rule uses it).
+    pub fn gelu_backward(&self, gradient: &Self) -> Result<Self> {
+        Self::wrap(B::gelu_backward(self.primitive(), gradient.primitive()))
+    }
+
     /// The larger of `self` and `other`, element-wise, broadcasting; NaN if either is NaN.
     pub fn maximum(&self, other: &Self) -> Result<Self> {
         Self::wrap(B::maximum(self.primitive(), other.primitive()))

@@ -9,6 +9,7 @@ use crate::support::gradient::derivative;
 use crate::support::interpret::{Operands, apply};
 use crate::support::layer_norm_error;
 use crate::support::program::{Binary, Reduce, ReduceDim, Scalar, Step, Unary};
+use crate::support::reference::elementwise::{erf, gelu_derivative, normal_density};
 use crate::support::reference::reduce::{lanes, unlanes};
 use crate::support::softmax_error::{self, softmax_lane};
 use crate::support::values::{Floats, Value, broadcast_position, count, precision_bits, unravel};
@@ -26,6 +27,17 @@ pub fn roundings(op: Unary) -> f64 {
         Unary::Exp | Unary::Log | Unary::Tanh | Unary::Sin | Unary::Cos => 2.0,
         _ => 4.0,
     }
+}
+
+/// `gelu_backward`'s estimate at tensor value `x` and gradient `g`, `e` being the error of the current operand
+/// (the tensor when `by_tensor`): the input's error through the derivative, and the op's own roundings. Those are
+/// relative to the terms `Φ(x)` and `x φ(x)` rather than to their sum, which passes through zero near `x = -0.75`;
+/// the composition rounds about ten times, `erf` of a rounded argument included.
+fn gelu_backward_error(x: f64, g: f64, e: f64, by_tensor: bool, u: f64) -> f64 {
+    let density = normal_density(x);
+    let slope = if by_tensor { (g * density * (2.0 - x * x)).abs() } else { gelu_derivative(x).abs() };
+    let terms = 0.5 * (1.0 + erf(x / std::f64::consts::SQRT_2)) + (x * density).abs();
+    slope * e + 12.0 * u * g.abs() * terms
 }
 
 /// The step's op with `current` replaced by `values` (its dims kept) and operands replaced as `operands` says.
@@ -85,14 +97,17 @@ pub fn propagate(step: &Step, input: &Value, error: &[f64], operands: &Operands,
             (0..y.values.len())
                 .map(|j| {
                     let out = unravel(j, &y.dims);
-                    let (e, w) =
-                        (error[broadcast_position(&out, &x.dims)], other.values[broadcast_position(&out, &other.dims)]);
-                    let slope = match op {
-                        Binary::Mul => w.abs(),
-                        Binary::Div if *current_first => 1.0 / w.abs(),
-                        _ => 1.0,
-                    };
-                    slope * e + own(1.0, j)
+                    let at = broadcast_position(&out, &x.dims);
+                    let (e, w) = (error[at], other.values[broadcast_position(&out, &other.dims)]);
+                    match op {
+                        Binary::Mul => w.abs() * e + own(1.0, j),
+                        Binary::Div if *current_first => e / w.abs() + own(1.0, j),
+                        Binary::GeluBackward => {
+                            let (v, g) = if *current_first { (x.values[at], w) } else { (w, x.values[at]) };
+                            gelu_backward_error(v, g, e, *current_first, u)
+                        }
+                        _ => e + own(1.0, j),
+                    }
                 })
                 .collect()
         }

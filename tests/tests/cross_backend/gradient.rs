@@ -6,7 +6,7 @@
 
 use crate::support::interpret::{Operands, Trace, apply};
 use crate::support::program::{Binary, LayerNormArgument, Reduce, ReduceDim, Scalar, Step, Unary};
-use crate::support::reference::elementwise::{apply_unary, erf};
+use crate::support::reference::elementwise::{apply_unary, gelu_derivative, normal_density};
 use crate::support::reference::reduce::{lanes, normalise_row, reduce_dim, unlanes};
 use crate::support::reference::window::max_positions;
 use crate::support::values::{Floats, Ints, Value, broadcast, broadcast_position, count, round_to, unravel};
@@ -63,6 +63,9 @@ pub fn vjp(step: &Step, input: &Floats, output: &Value, operands: &Operands, g: 
         Step::Binary { op: op @ (Binary::Maximum | Binary::Minimum), current_first, .. } => {
             Some(picked_gradient(*op, input, &operands.floats[0], *current_first, g))
         }
+        Step::Binary { op: Binary::GeluBackward, current_first: true, .. } => {
+            Some(gelu_backward_gradient(input, &operands.floats[0], g))
+        }
         Step::Reduce(op @ (Reduce::Max | Reduce::Min | Reduce::Prod)) => {
             let flat = Floats::new(vec![input.values.len()], input.values.clone(), input.dtype);
             let dim = match op {
@@ -98,7 +101,6 @@ pub fn vjp(step: &Step, input: &Floats, output: &Value, operands: &Operands, g: 
 
 pub fn derivative(op: Unary, x: f64) -> f64 {
     let sigmoid = apply_unary(Unary::Sigmoid, x);
-    let gaussian = (-x * x / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt();
     match op {
         Unary::Neg => -1.0,
         Unary::Exp => x.exp(),
@@ -112,7 +114,7 @@ pub fn derivative(op: Unary, x: f64) -> f64 {
         Unary::Sin => x.cos(),
         Unary::Cos => -x.sin(),
         Unary::Erf => 2.0 / std::f64::consts::PI.sqrt() * (-x * x).exp(),
-        Unary::Gelu => 0.5 * (1.0 + erf(x / std::f64::consts::SQRT_2)) + x * gaussian,
+        Unary::Gelu => gelu_derivative(x),
         Unary::Silu => sigmoid * (1.0 + x * (1.0 - sigmoid)),
     }
 }
@@ -142,6 +144,20 @@ fn picked_gradient(op: Binary, current: &Floats, other: &Floats, current_first: 
         if lhs_picked == current_first {
             gradient[broadcast_position(&out, &current.dims)] += g;
         }
+    }
+    gradient
+}
+
+/// `gelu_backward` by its tensor `x`: `g · w · gelu''(x)`, with `gelu''(x) = φ(x) (2 - x²)` and `w` the gradient
+/// operand, summed over the positions where `x` was broadcast.
+fn gelu_backward_gradient(x: &Floats, w: &Floats, g: &[f64]) -> Vec<f64> {
+    let dims = broadcast(&x.dims, &w.dims).expect("the step ran");
+    let mut gradient = vec![0.0; x.values.len()];
+    for (index, &g) in g.iter().enumerate() {
+        let out = unravel(index, &dims);
+        let (at, w) = (broadcast_position(&out, &x.dims), w.values[broadcast_position(&out, &w.dims)]);
+        let value = x.values[at];
+        gradient[at] += g * w * normal_density(value) * (2.0 - value * value);
     }
     gradient
 }
@@ -224,7 +240,10 @@ pub fn is_affine(step: &Step) -> bool {
     match step {
         Step::Unary(op) => *op == Unary::Neg,
         Step::Scalar { op, .. } => matches!(op, Scalar::Add | Scalar::Mul),
-        Step::Binary { op, .. } => !matches!(op, Binary::Maximum | Binary::Minimum),
+        // `gelu_backward` is affine in its gradient, not in its tensor.
+        Step::Binary { op, current_first, .. } => {
+            !matches!(op, Binary::Maximum | Binary::Minimum) && !(*op == Binary::GeluBackward && *current_first)
+        }
         Step::Reduce(op) => matches!(op, Reduce::Sum | Reduce::Mean),
         Step::ReduceDim(op, _) => matches!(op, ReduceDim::Sum | ReduceDim::Mean),
         // Affine in `gamma` and in `beta`, not in the input.

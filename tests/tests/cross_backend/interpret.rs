@@ -248,6 +248,7 @@ fn exactness(step: &Step) -> Exactness {
         | Step::IntToFloat(_)
         | Step::OneHot { .. }
         | Step::BoolToFloat(_) => Exactness::Moves,
+        Step::Binary { op: Binary::GeluBackward, .. } => Exactness::Approximate,
         Step::Binary { .. }
         | Step::Scalar { op: Scalar::Add | Scalar::Mul, .. }
         | Step::Unary(Unary::Sqrt | Unary::Recip) => Exactness::CorrectlyRounded,

@@ -57,6 +57,8 @@ pub enum Binary {
     Div,
     Maximum,
     Minimum,
+    /// `gelu_backward(tensor, gradient)`: not affine in `tensor`, the first operand.
+    GeluBackward,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

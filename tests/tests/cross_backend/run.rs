@@ -143,6 +143,7 @@ fn run_step<B: Backend>(step: &Step, current: &Current<B>, device: &B::Device) -
                 Binary::Div => a.div(&b)?,
                 Binary::Maximum => a.maximum(&b)?,
                 Binary::Minimum => a.minimum(&b)?,
+                Binary::GeluBackward => a.gelu_backward(&b)?,
             })
         }
         Step::Scalar { op, scalar } => {

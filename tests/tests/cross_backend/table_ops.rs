@@ -40,6 +40,7 @@ impl Step {
                 Binary::Div => &["div"],
                 Binary::Maximum => &["maximum"],
                 Binary::Minimum => &["minimum"],
+                Binary::GeluBackward => &["gelu_backward"],
             },
             Step::Scalar { op, .. } => match op {
                 Scalar::Add => &["add_scalar"],

@@ -1,9 +1,12 @@
 //! Element-wise defaults, on the host: the float functions of one tensor and the bounds.
 
 use super::host_values::{map, same_dtype, values_like, zip};
+use std::f64::consts::FRAC_1_SQRT_2;
+
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::math;
+use crate::shape::Shape;
 
 /// The float functions of one tensor: on the host, element by element.
 macro_rules! float_unaries {
@@ -34,6 +37,19 @@ float_unaries! {
     gelu: math::gelu;
     /// On the host.
     silu: math::silu;
+}
+
+/// `gradient * (Φ(x) + x φ(x))` through the backend's own ops, broadcasting; each op rounds to the dtype. A backend
+/// that fuses it takes the same steps per element, in this order (ndarray's kernel gives these values bit for bit).
+pub fn gelu_backward<B: Backend>(tensor: &B::FloatTensor, gradient: &B::FloatTensor) -> Result<B::FloatTensor> {
+    // Checked first, so bad operands are this op's error rather than that of a step inside it.
+    same_dtype::<B>("gelu_backward", tensor, gradient)?;
+    Shape::broadcast("gelu_backward", &B::shape(tensor), &B::shape(gradient))?;
+    let erf = B::erf(&B::mul_scalar(tensor, FRAC_1_SQRT_2)?)?;
+    let cdf = B::mul_scalar(&B::add_scalar(&erf, 1.0)?, 0.5)?;
+    let exponent = B::mul_scalar(&B::mul(tensor, tensor)?, -0.5)?;
+    let density = B::mul_scalar(&B::exp(&exponent)?, math::NORMAL_DENSITY_AT_0)?;
+    B::mul(gradient, &B::add(&cdf, &B::mul(tensor, &density)?)?)
 }
 
 /// On the host; `min <= max` is required (NaN bounds are refused).

@@ -48,6 +48,9 @@ macro_rules! __ops_elementwise {
             fn erf(tensor: Float) -> Float = erf, tracked;
             /// `x * Φ(x)` with `Φ` the standard normal CDF (the exact GELU, through `erf`), element-wise.
             fn gelu(tensor: Float) -> Float = gelu, tracked;
+            /// `gradient * (Φ(x) + x φ(x))`, the derivative of `gelu` at `tensor` times `gradient`, element-wise,
+            /// broadcasting: what `gelu`'s backward rule computes, in one op where a backend fuses it.
+            fn gelu_backward(tensor: Float, gradient: Float) -> Float = gelu_backward, composed;
             /// `x * sigmoid(x)` (SiLU, swish), element-wise.
             fn silu(tensor: Float) -> Float = silu, tracked;
             /// `min(max(tensor, min), max)`, element-wise; `min <= max` is required. The gradient passes where

@@ -6,9 +6,10 @@ use num_traits::Float;
 
 use super::broadcast::broadcast_pair;
 use super::buffers;
-use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error};
+use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, with_arrays};
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::math;
 
 /// `f` of the operands broadcast to their common shape; a large output of two row-major operands of one shape is
 /// written into a kept buffer.
@@ -84,4 +85,26 @@ pub(super) fn relu<E: Float>(x: E) -> E {
 pub(super) fn sigmoid<E: Float>(x: E) -> E {
     // The same expression as the candle backend, so both round alike; it saturates to 0 and 1 without NaN.
     E::one() / (E::one() + (-x).exp())
+}
+
+/// `gelu_backward` in one pass: the composed default's steps per element, each rounded to the dtype as its op would
+/// round it (a no-op for `F32` and `F64`), so the values are the default's bit for bit, without its ten
+/// intermediate tensors.
+pub(super) fn gelu_backward(tensor: &NdArrayTensor, gradient: &NdArrayTensor) -> Result<NdArrayTensor> {
+    with_arrays!("gelu_backward", tensor, gradient, |x, g| gelu_backward_of::<E>(tensor, x, g))
+}
+
+fn gelu_backward_of<E: Element>(tensor: &NdArrayTensor, x: &ArcArrayD<E>, g: &ArcArrayD<E>) -> Result<NdArrayTensor> {
+    let dtype = tensor.dtype();
+    let half = matches!(dtype, DType::F16 | DType::BF16);
+    let round = move |value: E| if half { E::of_f64(dtype.round(value.to_f64().unwrap_or(f64::NAN))) } else { value };
+    let scalar = |value: f64| E::of_f64(tensor.scalar(value));
+    let to_erf = scalar(std::f64::consts::FRAC_1_SQRT_2);
+    let (one_half, minus_half, density_at_0) = (scalar(0.5), scalar(-0.5), scalar(math::NORMAL_DENSITY_AT_0));
+    zip_arrays::<E>("gelu_backward", dtype, x, g, move |x, g| {
+        let erf = round(math::erf(round(x * to_erf)));
+        let cdf = round(round(erf + E::one()) * one_half);
+        let density = round(round(round(round(x * x) * minus_half).exp()) * density_at_0);
+        round(g * round(cdf + round(x * density)))
+    })
 }

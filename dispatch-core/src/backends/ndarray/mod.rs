@@ -214,6 +214,10 @@ impl Backend for NdArray {
         unary!("gelu", tensor, math::gelu::<E>)
     }
 
+    fn gelu_backward(tensor: &NdArrayTensor, gradient: &NdArrayTensor) -> Result<NdArrayTensor> {
+        elementwise::gelu_backward(tensor, gradient)
+    }
+
     fn mask_where(
         mask: &NdArrayBoolTensor,
         on_true: &NdArrayTensor,

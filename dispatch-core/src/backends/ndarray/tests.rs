@@ -195,3 +195,34 @@ fn large_element_wise_outputs_reuse_dropped_storage_and_give_the_scalar_values()
     let tanh: Vec<u32> = values[64..192].iter().map(|v| v.tanh().to_bits()).collect();
     assert_eq!(NdArray::to_vec(&view).unwrap().iter().map(|v| v.to_bits()).collect::<Vec<_>>(), tanh);
 }
+
+#[test]
+fn fused_gelu_backward_gives_the_composed_default_bit_for_bit_in_every_dtype() {
+    use crate::backend::defaults;
+    use crate::dtype::DType;
+
+    // Both signs, zero, the tails where the density underflows and erf saturates, NaN and the infinities; a large
+    // tensor (a kept buffer) and a broadcast gradient (the strided walk).
+    let mut values: Vec<f64> = (0..6000).map(|i| (f64::from(i) - 3000.0) * 0.004_321).collect();
+    values.extend([0.0, -0.0, 40.0, -40.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e-30]);
+    let len = values.len();
+    let gradient: Vec<f64> = (0..len).map(|i| ((i % 17) as f64 - 8.0) * 0.37).collect();
+    for dtype in [DType::F32, DType::F64, DType::F16, DType::BF16] {
+        let tensor = |values: &[f64], dims: &[usize]| {
+            NdArray::from_f64_vec(values.to_vec(), Shape::new(dims), dtype, &NdArrayDevice).unwrap()
+        };
+        let x = tensor(&values, &[len]);
+        let cases =
+            [(tensor(&gradient, &[len]), "a gradient of one shape"), (tensor(&[0.75], &[1]), "a broadcast gradient")];
+        for (g, what) in cases {
+            let fused = NdArray::to_f64_vec(&NdArray::gelu_backward(&x, &g).unwrap()).unwrap();
+            let composed = NdArray::to_f64_vec(&defaults::gelu_backward::<NdArray>(&x, &g).unwrap()).unwrap();
+            for ((f, c), input) in fused.iter().zip(&composed).zip(&values) {
+                assert!(
+                    f.to_bits() == c.to_bits() || f.is_nan() && c.is_nan(),
+                    "{dtype:?}, {what}, x = {input}: {f} against {c}"
+                );
+            }
+        }
+    }
+}

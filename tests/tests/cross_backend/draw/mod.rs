@@ -178,12 +178,21 @@ pub fn float_step(current: &Floats, draw: &Draw) -> Step {
     let (a, b, c) = (draw.a, draw.b, draw.c);
     match draw.kind % 24 {
         0 | 1 => {
-            let op = pick(&[Binary::Add, Binary::Sub, Binary::Mul, Binary::Div, Binary::Maximum, Binary::Minimum], a);
+            let binaries = [
+                Binary::Add,
+                Binary::Sub,
+                Binary::Mul,
+                Binary::Div,
+                Binary::Maximum,
+                Binary::Minimum,
+                Binary::GeluBackward,
+            ];
+            let op = pick(&binaries, a);
             let mut other = draw.operand(partner_or_unfit(dims, b, draw), 1);
             if op == Binary::Div {
                 other.fill = Fill::Grid { seed: draw.seed, low: 0.5, high: 2.0 };
             }
-            Step::Binary { op, other, current_first: op == Binary::Div || a / 6 % 2 == 0 }
+            Step::Binary { op, other, current_first: op == Binary::Div || a / binaries.len() % 2 == 0 }
         }
         2 => {
             let op = pick(&[Scalar::Add, Scalar::Mul, Scalar::Powf, Scalar::Greater], a);

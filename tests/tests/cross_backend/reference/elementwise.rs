@@ -13,6 +13,7 @@ pub fn binary(op: Binary, a: &Floats, b: &Floats) -> Outcome<Floats> {
         Binary::Div => |x, y| x / y,
         Binary::Maximum => |x, y| if x.is_nan() || y.is_nan() { f64::NAN } else { x.max(y) },
         Binary::Minimum => |x, y| if x.is_nan() || y.is_nan() { f64::NAN } else { x.min(y) },
+        Binary::GeluBackward => |x, g| g * gelu_derivative(x),
     };
     let (dims, values) = zip(&a.dims, &b.dims, |i, j| f(a.values[i], b.values[j]))?;
     Ok(Floats::new(dims, values, a.dtype))
@@ -67,6 +68,16 @@ pub fn apply_unary(op: Unary, x: f64) -> f64 {
         Unary::Gelu => x * 0.5 * (1.0 + erf(x / std::f64::consts::SQRT_2)),
         Unary::Silu => x / (1.0 + (-x).exp()),
     }
+}
+
+/// `Φ(x) + x φ(x)`, the derivative of the exact GELU.
+pub fn gelu_derivative(x: f64) -> f64 {
+    0.5 * (1.0 + erf(x / std::f64::consts::SQRT_2)) + x * normal_density(x)
+}
+
+/// `φ(x)`, the standard normal density.
+pub fn normal_density(x: f64) -> f64 {
+    (-x * x / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt()
 }
 
 /// The error function, from its series `erf(x) = 2/√π · e^(-x²) · Σ (2x²)^n x / (1·3·5···(2n+1))` (Abramowitz and

@@ -232,33 +232,24 @@ pub fn cos<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B
     }))
 }
 
-/// `exp(-x²)`, the shape of the normal density that the derivatives of `erf` and `gelu` share, scaled by `scale`.
-fn gaussian<B: BaseBackend>(x: &B::FloatTensor, squared_scale: f64, scale: f64) -> Result<B::FloatTensor> {
-    B::mul_scalar(&B::exp(&B::mul_scalar(&B::mul(x, x)?, -squared_scale)?)?, scale)
-}
-
 /// d erf(x) = 2/√π · exp(-x²).
 pub fn erf<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
     let output = B::erf(input.primitive())?;
     Ok(AutodiffTensor::unary("erf", input, output, |_| {
         let input = input.primitive().clone();
-        move |gradient| B::mul(&gradient, &gaussian::<B>(&input, 1.0, std::f64::consts::FRAC_2_SQRT_PI)?)
+        move |gradient| {
+            let gaussian = B::exp(&B::neg(&B::mul(&input, &input)?)?)?;
+            B::mul(&gradient, &B::mul_scalar(&gaussian, std::f64::consts::FRAC_2_SQRT_PI)?)
+        }
     }))
 }
 
-/// d (x Φ(x)) = Φ(x) + x φ(x), with Φ the standard normal CDF and φ its density.
+/// d (x Φ(x)) = Φ(x) + x φ(x), with Φ the standard normal CDF and φ its density: `B`'s `gelu_backward`.
 pub fn gelu<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
     let output = B::gelu(input.primitive())?;
     Ok(AutodiffTensor::unary("gelu", input, output, |_| {
         let input = input.primitive().clone();
-        move |gradient| {
-            let erf = B::erf(&B::mul_scalar(&input, std::f64::consts::FRAC_1_SQRT_2)?)?;
-            let cdf = B::mul_scalar(&B::add_scalar(&erf, 1.0)?, 0.5)?;
-            // 1/√(2π) = FRAC_1_SQRT_2 · FRAC_2_SQRT_PI / 2
-            let density_scale = std::f64::consts::FRAC_1_SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5;
-            let density = gaussian::<B>(&input, 0.5, density_scale)?;
-            B::mul(&gradient, &B::add(&cdf, &B::mul(&input, &density)?)?)
-        }
+        move |gradient| B::gelu_backward(&input, &gradient)
     }))
 }
 
