@@ -226,3 +226,24 @@ fn fused_gelu_backward_gives_the_composed_default_bit_for_bit_in_every_dtype() {
         }
     }
 }
+
+#[test]
+fn cat_copies_row_major_stretches_of_strided_empty_and_plain_tensors() {
+    let tensor = |dims: &[usize], start: f32| {
+        let len = Shape::new(dims).num_elements();
+        NdArray::from_vec((0..len).map(|i| start + i as f32).collect(), Shape::new(dims), &NdArrayDevice).unwrap()
+    };
+    // [2, 2, 3] by swapping the axes of a [3, 2, 2]: a strided operand.
+    let strided = NdArray::permute(&tensor(&[3, 2, 2], 100.0), vec![2, 1, 0]).unwrap();
+    let parts = [tensor(&[2, 1, 3], 0.0), tensor(&[2, 0, 3], 50.0), strided, tensor(&[2, 3, 3], 200.0)];
+    let joined = NdArray::cat(&parts, 1).unwrap();
+    let arrays: Vec<ArrayD<f32>> = parts.iter().map(|part| part.view().unwrap().to_owned()).collect();
+    let views: Vec<_> = arrays.iter().map(|array| array.view()).collect();
+    assert_eq!(joined.view().unwrap().to_owned(), ndarray::concatenate(ndarray::Axis(1), &views).unwrap());
+    assert_eq!(NdArray::shape(&joined), Shape::new([2, 6, 3]));
+    // Along the first axis, and of tensors that are all empty.
+    let rows = NdArray::cat(&[tensor(&[1, 3], 0.0), tensor(&[2, 3], 3.0)], 0).unwrap();
+    assert_eq!(rows.to_vec().unwrap(), (0..9).map(|i| i as f32).collect::<Vec<_>>());
+    let empty = NdArray::cat(&[tensor(&[4, 0], 0.0), tensor(&[4, 0], 0.0)], 0).unwrap();
+    assert_eq!(NdArray::shape(&empty), Shape::new([8, 0]));
+}
