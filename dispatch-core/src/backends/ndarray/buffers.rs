@@ -29,7 +29,7 @@ impl<E> KeptBuffers<E> {
         Self { buffers: Vec::new(), bytes: 0 }
     }
 
-    /// The smallest kept buffer with room for `len` elements and at most twice that, emptied.
+    /// The smallest kept buffer with room for `len` elements and at most twice that, holding what its tensor left.
     fn take(&mut self, len: usize) -> Option<Vec<E>> {
         if !reused(len) {
             return None;
@@ -43,7 +43,7 @@ impl<E> KeptBuffers<E> {
     }
 
     /// Keeps `buffer`, letting the oldest kept ones go (to the allocator) while there are too many or too large.
-    fn keep(&mut self, mut buffer: Vec<E>) {
+    fn keep(&mut self, buffer: Vec<E>) {
         let bytes = bytes_of(&buffer);
         if !reused(buffer.capacity()) || bytes > KEEP_AT_MOST {
             return;
@@ -52,7 +52,7 @@ impl<E> KeptBuffers<E> {
             let oldest = self.buffers.remove(0);
             self.bytes = self.bytes.saturating_sub(bytes_of(&oldest));
         }
-        buffer.clear();
+        // Kept with the values its tensor left, so that an output written whole can take them as they are.
         self.bytes += bytes;
         self.buffers.push(buffer);
     }
@@ -93,8 +93,21 @@ impl Reused for f64 {
 /// An empty buffer with room for `len` elements: one this thread kept, or a new one. (`len` was checked to fit in
 /// memory by the caller.)
 pub(super) fn buffer<E: Reused>(len: usize) -> Vec<E> {
-    let kept = E::kept().try_with(|kept| kept.try_borrow_mut().ok().and_then(|mut kept| kept.take(len)));
-    kept.ok().flatten().unwrap_or_else(|| Vec::with_capacity(len))
+    let mut buffer = take(len).unwrap_or_else(|| Vec::with_capacity(len));
+    buffer.clear();
+    buffer
+}
+
+fn take<E: Reused>(len: usize) -> Option<Vec<E>> {
+    E::kept().try_with(|kept| kept.try_borrow_mut().ok().and_then(|mut kept| kept.take(len))).ok().flatten()
+}
+
+/// `len` elements for an output that is written whole without being read (a matrix product with β = 0): a kept
+/// buffer as its last tensor left it, saving the pass that would clear it, or fresh zeroed memory.
+pub(super) fn overwritten<E: Reused + Clone + Zero>(len: usize) -> Vec<E> {
+    let Some(mut buffer) = take(len) else { return vec![E::zero(); len] };
+    buffer.resize(len, E::zero());
+    buffer
 }
 
 /// `len` copies of `value`, in a kept buffer when there is one: for outputs written in place afterwards (a matrix
@@ -140,7 +153,7 @@ mod tests {
         assert!(kept.take(20_001).is_none(), "more than it holds");
         assert!(kept.take(4_999).is_none(), "less than half of it");
         let reused = kept.take(6_000).expect("a kept buffer fits");
-        assert!(reused.is_empty() && reused.capacity() >= 10_000);
+        assert!(reused.capacity() >= 10_000);
         assert_eq!(kept.bytes, 0);
         // Small buffers are not kept; the total and the count are bounded, the oldest going first.
         kept.keep(Vec::with_capacity(KEEP_FROM - 1));
@@ -155,5 +168,22 @@ mod tests {
         assert_eq!(kept.buffers.len(), KEEP_COUNT);
         assert_eq!(kept.buffers[0].capacity(), KEEP_FROM + 1, "the oldest went first");
         assert_eq!(kept.bytes, kept.buffers.iter().map(bytes_of).sum::<usize>());
+    }
+
+    #[test]
+    fn a_buffer_for_an_output_written_whole_keeps_the_last_values_and_has_the_length_asked() {
+        let len = KEEP_FROM * 2;
+        give_back(ArcArrayD::from_elem(ndarray::IxDyn(&[len]), 7.0f32));
+        let longer = overwritten::<f32>(len - 3);
+        assert_eq!((longer.len(), longer[0]), (len - 3, 7.0), "truncated, not cleared");
+        // A kept buffer with room for more than its last tensor held is filled up with zeros.
+        let mut short = Vec::with_capacity(len);
+        short.resize(len - 3, 5.0f32);
+        give_back(ArcArrayD::from_shape_vec(ndarray::IxDyn(&[len - 3]), short).unwrap());
+        let grown = overwritten::<f32>(len - 1);
+        assert_eq!((grown.len(), grown[0], grown[len - 2]), (len - 1, 5.0, 0.0));
+        // With nothing kept, fresh zeros.
+        assert!(overwritten::<f64>(len).iter().all(|&x| x == 0.0));
+        assert!(buffer::<f32>(len).is_empty());
     }
 }

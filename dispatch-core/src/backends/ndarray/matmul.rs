@@ -18,9 +18,10 @@ pub(super) fn matmul(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArray
 
 fn product<E: Element>(dtype: DType, lhs: &ArcArrayD<E>, rhs: &ArcArrayD<E>, shape: &Shape) -> Result<NdArrayTensor> {
     check_output::<E>("matmul", shape.num_elements())?;
-    // Every product is written row-major into a cleared buffer (a kept one when large: see `buffers`), whatever
-    // the operands' layouts, so the output is never copied to row-major afterwards.
-    let mut output = Array::from_shape_vec(shape.dims(), buffers::filled(shape.num_elements(), E::zero()))
+    // Every product is written row-major (a kept buffer when large: see `buffers`), whatever the operands' layouts,
+    // so the output is never copied to row-major afterwards. Each path below writes every element with β = 0,
+    // which matrixmultiply documents as never reading the output: its stale values need no clearing.
+    let mut output = Array::from_shape_vec(shape.dims(), buffers::overwritten(shape.num_elements()))
         .map_err(|error| ndarray_error("matmul", error))?;
     if shape.rank() == 2 {
         let (lhs, rhs) = (fixed_rank::<E, Ix2>(lhs.view())?, fixed_rank::<E, Ix2>(rhs.view())?);
