@@ -45,10 +45,10 @@ pub fn gelu_backward<B: Backend>(tensor: &B::FloatTensor, gradient: &B::FloatTen
     // Checked first, so bad operands are this op's error rather than that of a step inside it.
     same_dtype::<B>("gelu_backward", tensor, gradient)?;
     Shape::broadcast("gelu_backward", &B::shape(tensor), &B::shape(gradient))?;
-    let erf = B::erf(&B::mul_scalar(tensor, FRAC_1_SQRT_2)?)?;
-    let cdf = B::mul_scalar(&B::add_scalar(&erf, 1.0)?, 0.5)?;
-    let exponent = B::mul_scalar(&B::mul(tensor, tensor)?, -0.5)?;
-    let density = B::mul_scalar(&B::exp(&exponent)?, math::NORMAL_DENSITY_AT_0)?;
+    // Nested: a statement's temporaries are dropped at its end, so `erf` and the exponent's steps do not stay alive
+    // (and in memory) to the last line.
+    let cdf = B::mul_scalar(&B::add_scalar(&B::erf(&B::mul_scalar(tensor, FRAC_1_SQRT_2)?)?, 1.0)?, 0.5)?;
+    let density = B::mul_scalar(&B::exp(&B::mul_scalar(&B::mul(tensor, tensor)?, -0.5)?)?, math::NORMAL_DENSITY_AT_0)?;
     B::mul(gradient, &B::add(&cdf, &B::mul(tensor, &density)?)?)
 }
 
