@@ -240,10 +240,12 @@ pub fn is_affine(step: &Step) -> bool {
     match step {
         Step::Unary(op) => *op == Unary::Neg,
         Step::Scalar { op, .. } => matches!(op, Scalar::Add | Scalar::Mul),
-        // `gelu_backward` is affine in its gradient, not in its tensor.
-        Step::Binary { op, current_first, .. } => {
-            !matches!(op, Binary::Maximum | Binary::Minimum) && !(*op == Binary::GeluBackward && *current_first)
-        }
+        Step::Binary { op, current_first, .. } => match op {
+            Binary::Maximum | Binary::Minimum => false,
+            // Affine in its gradient, not in its tensor (the first operand).
+            Binary::GeluBackward => !*current_first,
+            _ => true,
+        },
         Step::Reduce(op) => matches!(op, Reduce::Sum | Reduce::Mean),
         Step::ReduceDim(op, _) => matches!(op, ReduceDim::Sum | ReduceDim::Mean),
         // Affine in `gamma` and in `beta`, not in the input.

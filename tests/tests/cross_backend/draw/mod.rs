@@ -192,7 +192,7 @@ pub fn float_step(current: &Floats, draw: &Draw) -> Step {
             if op == Binary::Div {
                 other.fill = Fill::Grid { seed: draw.seed, low: 0.5, high: 2.0 };
             }
-            Step::Binary { op, other, current_first: op == Binary::Div || a / binaries.len() % 2 == 0 }
+            Step::Binary { op, other, current_first: op == Binary::Div || (a / binaries.len()).is_multiple_of(2) }
         }
         2 => {
             let op = pick(&[Scalar::Add, Scalar::Mul, Scalar::Powf, Scalar::Greater], a);
