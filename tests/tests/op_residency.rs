@@ -127,3 +127,12 @@ fn the_readme_says_where_every_op_runs() {
         "README.md's op residency table is out of date; rerun with DISPATCH_BLESS=1. Generated:\n{generated}"
     );
 }
+
+/// The README's count of the ops, in the sentence that introduces them, is the op list's.
+#[test]
+fn the_readme_counts_the_ops_of_the_list() {
+    let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let text = fs::read_to_string(&readme).expect("README.md is readable");
+    let sentence = format!("`Backend` has {} ops over three kinds of tensor", OPS.len());
+    assert!(text.contains(&sentence), "README.md should say: {sentence}");
+}

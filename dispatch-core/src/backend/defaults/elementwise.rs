@@ -1,4 +1,5 @@
-//! Element-wise defaults, on the host: the float functions of one tensor and the bounds.
+//! Element-wise defaults: the float functions of one tensor and the bounds, on the host; `gelu_backward`, through
+//! the backend's own ops.
 
 use super::host_values::{map, same_dtype, values_like, zip};
 use std::f64::consts::FRAC_1_SQRT_2;
