@@ -9,7 +9,7 @@ use crate::support::gradient::derivative;
 use crate::support::interpret::{Operands, apply};
 use crate::support::layer_norm_error;
 use crate::support::program::{Binary, Reduce, ReduceDim, Scalar, Step, Unary};
-use crate::support::reference::elementwise::{erf, gelu_derivative, normal_density};
+use crate::support::reference::elementwise::{gelu_derivative, gelu_second_derivative, normal_cdf, normal_density};
 use crate::support::reference::reduce::{lanes, unlanes};
 use crate::support::softmax_error::{self, softmax_lane};
 use crate::support::values::{Floats, Value, broadcast_position, count, precision_bits, unravel};
@@ -34,9 +34,8 @@ pub fn roundings(op: Unary) -> f64 {
 /// relative to the terms `Φ(x)` and `x φ(x)` rather than to their sum, which passes through zero near `x = -0.75`;
 /// the composition rounds about ten times, `erf` of a rounded argument included.
 fn gelu_backward_error(x: f64, g: f64, e: f64, by_tensor: bool, u: f64) -> f64 {
-    let density = normal_density(x);
-    let slope = if by_tensor { (g * density * (2.0 - x * x)).abs() } else { gelu_derivative(x).abs() };
-    let terms = 0.5 * (1.0 + erf(x / std::f64::consts::SQRT_2)) + (x * density).abs();
+    let slope = if by_tensor { (g * gelu_second_derivative(x)).abs() } else { gelu_derivative(x).abs() };
+    let terms = normal_cdf(x) + (x * normal_density(x)).abs();
     slope * e + 12.0 * u * g.abs() * terms
 }
 

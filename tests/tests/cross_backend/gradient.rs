@@ -6,7 +6,7 @@
 
 use crate::support::interpret::{Operands, Trace, apply};
 use crate::support::program::{Binary, LayerNormArgument, Reduce, ReduceDim, Scalar, Step, Unary};
-use crate::support::reference::elementwise::{apply_unary, gelu_derivative, normal_density};
+use crate::support::reference::elementwise::{apply_unary, gelu_derivative, gelu_second_derivative};
 use crate::support::reference::reduce::{lanes, normalise_row, reduce_dim, unlanes};
 use crate::support::reference::window::max_positions;
 use crate::support::values::{Floats, Ints, Value, broadcast, broadcast_position, count, round_to, unravel};
@@ -148,8 +148,8 @@ fn picked_gradient(op: Binary, current: &Floats, other: &Floats, current_first: 
     gradient
 }
 
-/// `gelu_backward` by its tensor `x`: `g · w · gelu''(x)`, with `gelu''(x) = φ(x) (2 - x²)` and `w` the gradient
-/// operand, summed over the positions where `x` was broadcast.
+/// `gelu_backward` by its tensor `x`: `g · w · gelu''(x)`, with `w` the gradient operand, summed over the positions
+/// where `x` was broadcast.
 fn gelu_backward_gradient(x: &Floats, w: &Floats, g: &[f64]) -> Vec<f64> {
     let dims = broadcast(&x.dims, &w.dims).expect("the step ran");
     let mut gradient = vec![0.0; x.values.len()];
@@ -157,7 +157,7 @@ fn gelu_backward_gradient(x: &Floats, w: &Floats, g: &[f64]) -> Vec<f64> {
         let out = unravel(index, &dims);
         let (at, w) = (broadcast_position(&out, &x.dims), w.values[broadcast_position(&out, &w.dims)]);
         let value = x.values[at];
-        gradient[at] += g * w * normal_density(value) * (2.0 - value * value);
+        gradient[at] += g * w * gelu_second_derivative(value);
     }
     gradient
 }

@@ -72,7 +72,17 @@ pub fn apply_unary(op: Unary, x: f64) -> f64 {
 
 /// `Φ(x) + x φ(x)`, the derivative of the exact GELU.
 pub fn gelu_derivative(x: f64) -> f64 {
-    0.5 * (1.0 + erf(x / std::f64::consts::SQRT_2)) + x * normal_density(x)
+    normal_cdf(x) + x * normal_density(x)
+}
+
+/// `φ(x) (2 - x²)`, the GELU's second derivative: `gelu_backward`'s derivative by its tensor.
+pub fn gelu_second_derivative(x: f64) -> f64 {
+    normal_density(x) * (2.0 - x * x)
+}
+
+/// `Φ(x)`, the standard normal CDF.
+pub fn normal_cdf(x: f64) -> f64 {
+    0.5 * (1.0 + erf(x / std::f64::consts::SQRT_2))
 }
 
 /// `φ(x)`, the standard normal density.
