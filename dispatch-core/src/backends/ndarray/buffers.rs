@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::thread::LocalKey;
 
-use ndarray::{ArcArrayD, ArrayD, ArrayViewD, ShapeError};
+use ndarray::{ArcArrayD, ArrayD, ArrayViewD, Dimension, IxDyn, ShapeError};
 use num_traits::Zero;
 
 /// Smaller buffers come cheaply from malloc's own free lists; only larger ones are kept.
@@ -108,6 +108,13 @@ pub(super) fn overwritten<E: Reused + Clone + Zero>(len: usize) -> Vec<E> {
     let Some(mut buffer) = take(len) else { return vec![E::zero(); len] };
     buffer.resize(len, E::zero());
     buffer
+}
+
+/// A row-major array of `dims` for an output whose every element is written before any is read: over a kept
+/// buffer as `overwritten` gives it.
+pub(super) fn written_whole<E: Reused + Clone + Zero>(dims: IxDyn) -> Result<ArrayD<E>, ShapeError> {
+    let len = dims.size();
+    ArrayD::from_shape_vec(dims, overwritten(len))
 }
 
 /// `len` copies of `value`, in a kept buffer when there is one: for outputs written in place afterwards (a matrix

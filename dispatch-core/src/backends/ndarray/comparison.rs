@@ -4,8 +4,10 @@
 use ndarray::{ArcArrayD, IxDyn, Zip};
 
 use super::broadcast::zip_broadcast;
+use super::buffers;
 use super::int_bool::NdArrayBoolTensor;
-use super::tensor::{Element, NdArrayTensor, check_output};
+use super::parallel::{Work, zip_for_each, zip_map_collect};
+use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Shape;
@@ -45,7 +47,16 @@ pub(super) fn fill_where<E: Element>(
         return Err(Error::shape_mismatch(op, &shape, &mask_shape));
     };
     check_output::<E>(op, array.len())?;
-    Ok(NdArrayTensor::output(dtype, Zip::from(array).and(&mask).map_collect(|&x, &fill| if fill { value } else { x })))
+    // As `zip_arrays` does: a kept row-major buffer for a large row-major tensor, else the tensor's memory order.
+    let (len, fill) = (array.len(), |&x: &E, &fill: &bool| if fill { value } else { x });
+    if buffers::reused(len) && array.is_standard_layout() {
+        let mut output = buffers::written_whole(array.raw_dim()).map_err(|error| ndarray_error(op, error))?;
+        zip_for_each!(Work::Light, len, Zip::from(&mut output).and(array).and(&mask), |out: &mut E, x, fill_here| {
+            *out = fill(x, fill_here)
+        });
+        return Ok(NdArrayTensor::output(dtype, output));
+    }
+    Ok(NdArrayTensor::output(dtype, zip_map_collect!(Work::Light, len, Zip::from(array).and(&mask), fill)))
 }
 
 /// `mask_where`: `on_true`'s element where `mask` is true, `on_false`'s elsewhere, all three broadcast together.
@@ -66,6 +77,19 @@ pub(super) fn select_where<E: Element>(
         return Err(Error::shape_mismatch(op, &true_shape, &false_shape));
     };
     check_output::<E>(op, shape.num_elements())?;
-    let picked = Zip::from(&mask).and(&on_true).and(&on_false).map_collect(|&pick, &a, &b| if pick { a } else { b });
-    Ok(NdArrayTensor::output(dtype, picked))
+    let (len, pick) = (shape.num_elements(), |&pick: &bool, &a: &E, &b: &E| if pick { a } else { b });
+    if buffers::reused(len) && (on_true.is_standard_layout() || on_false.is_standard_layout()) {
+        let mut output = buffers::written_whole(mask.raw_dim()).map_err(|error| ndarray_error(op, error))?;
+        zip_for_each!(
+            Work::Light,
+            len,
+            Zip::from(&mut output).and(&mask).and(&on_true).and(&on_false),
+            |out: &mut E, m, a, b| { *out = pick(m, a, b) }
+        );
+        return Ok(NdArrayTensor::output(dtype, output));
+    }
+    Ok(NdArrayTensor::output(
+        dtype,
+        zip_map_collect!(Work::Light, len, Zip::from(&mask).and(&on_true).and(&on_false), pick),
+    ))
 }

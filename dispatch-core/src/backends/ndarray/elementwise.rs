@@ -1,66 +1,72 @@
 //! Element-wise ops: binary ops broadcast with numpy rules, unary ops map every element. Each is written once,
 //! generic over the element type, and the result keeps the operands' dtype.
 
-use ndarray::{ArcArrayD, ArrayD, Zip};
+use ndarray::{ArcArrayD, Zip};
 use num_traits::Float;
 
 use super::broadcast::broadcast_pair;
 use super::buffers;
+use super::parallel::{Work, zip_for_each, zip_map_collect};
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, with_arrays};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::math;
 
-/// `f` of the operands broadcast to their common shape; a large output of two row-major operands of one shape is
-/// written into a kept buffer.
+/// `f` of the operands broadcast to their common shape, across threads when large. A large output with a row-major
+/// operand is written row-major into a kept buffer; any other output takes the operands' memory order (a permuted
+/// tensor stays permuted, as walking it row-major would stride through it), in fresh memory.
 pub(super) fn zip_arrays<E: Element>(
     op: &'static str,
     dtype: DType,
     lhs: &ArcArrayD<E>,
     rhs: &ArcArrayD<E>,
-    f: impl Fn(E, E) -> E,
+    work: Work,
+    f: impl Fn(E, E) -> E + Sync + Send,
 ) -> Result<NdArrayTensor> {
     let (lhs, rhs) = broadcast_pair(op, lhs, rhs)?;
-    check_output::<E>(op, lhs.len())?;
-    let array = match (lhs.as_slice(), rhs.as_slice()) {
-        (Some(a), Some(b)) if buffers::reused(lhs.len()) => {
-            let mut values = buffers::buffer::<E>(lhs.len());
-            values.extend(a.iter().zip(b).map(|(&a, &b)| f(a, b)));
-            ArrayD::from_shape_vec(lhs.raw_dim(), values).map_err(|error| ndarray_error(op, error))?
-        }
-        // A broadcast or strided operand: `Zip` walks it by its strides, into fresh memory it need not clear first.
-        _ => Zip::from(&lhs).and(&rhs).map_collect(|&a, &b| f(a, b)),
-    };
-    Ok(NdArrayTensor::output(dtype, array))
+    let len = lhs.len();
+    check_output::<E>(op, len)?;
+    if buffers::reused(len) && (lhs.is_standard_layout() || rhs.is_standard_layout()) {
+        let mut output = buffers::written_whole(lhs.raw_dim()).map_err(|error| ndarray_error(op, error))?;
+        let write = |out: &mut E, &a: &E, &b: &E| *out = f(a, b);
+        zip_for_each!(work, len, Zip::from(&mut output).and(&lhs).and(&rhs), write);
+        return Ok(NdArrayTensor::output(dtype, output));
+    }
+    Ok(NdArrayTensor::output(dtype, zip_map_collect!(work, len, Zip::from(&lhs).and(&rhs), |&a: &E, &b: &E| f(a, b))))
 }
 
-/// `f` of every element; a large output is written into a kept buffer in row-major order, a small one keeps the
-/// input's memory order.
+/// `f` of every element, across threads when large. A large row-major input is mapped into a kept buffer; any other
+/// keeps its memory order, in fresh memory.
 pub(super) fn map_array<E: Element>(
     op: &'static str,
     dtype: DType,
     array: &ArcArrayD<E>,
-    f: impl Fn(E) -> E,
+    work: Work,
+    f: impl Fn(E) -> E + Sync + Send,
 ) -> Result<NdArrayTensor> {
-    check_output::<E>(op, array.len())?;
-    if !buffers::reused(array.len()) {
-        return Ok(NdArrayTensor::output(dtype, array.mapv(f)));
+    let len = array.len();
+    check_output::<E>(op, len)?;
+    if buffers::reused(len) && array.is_standard_layout() {
+        let mut output = buffers::written_whole(array.raw_dim()).map_err(|error| ndarray_error(op, error))?;
+        zip_for_each!(work, len, Zip::from(&mut output).and(array), |out: &mut E, &x: &E| *out = f(x));
+        return Ok(NdArrayTensor::output(dtype, output));
     }
-    let mut values = buffers::buffer::<E>(array.len());
-    match array.as_slice() {
-        Some(slice) => values.extend(slice.iter().map(|&x| f(x))),
-        None => values.extend(array.iter().map(|&x| f(x))),
-    }
-    let mapped = ArrayD::from_shape_vec(array.raw_dim(), values).map_err(|error| ndarray_error(op, error))?;
-    Ok(NdArrayTensor::output(dtype, mapped))
+    Ok(NdArrayTensor::output(dtype, zip_map_collect!(work, len, Zip::from(array), |&x: &E| f(x))))
 }
 
-/// `$f` (a closure of one element of type `E`) of every element of the tensor.
+/// `$f` (a closure of one element of type `E`) of every element of the tensor; `heavy` before the op's name marks
+/// a costly `$f` (a transcendental function), which is split across threads on smaller tensors.
 macro_rules! unary {
-    ($op:literal, $tensor:expr, $f:expr) => {{
+    (heavy $op:literal, $tensor:expr, $f:expr) => {
+        $crate::backends::ndarray::elementwise::unary!(@ $crate::backends::ndarray::parallel::Work::Heavy, $op, $tensor, $f)
+    };
+    ($op:literal, $tensor:expr, $f:expr) => {
+        $crate::backends::ndarray::elementwise::unary!(@ $crate::backends::ndarray::parallel::Work::Light, $op, $tensor, $f)
+    };
+    (@ $work:expr, $op:literal, $tensor:expr, $f:expr) => {{
         let tensor: &NdArrayTensor = $tensor;
         $crate::backends::ndarray::tensor::with_array!(tensor, |array| {
-            $crate::backends::ndarray::elementwise::map_array::<E>($op, tensor.dtype(), array, $f)
+            $crate::backends::ndarray::elementwise::map_array::<E>($op, tensor.dtype(), array, $work, $f)
         })
     }};
 }
@@ -71,7 +77,14 @@ macro_rules! binary {
     ($op:literal, $lhs:expr, $rhs:expr, $f:expr) => {{
         let lhs: &NdArrayTensor = $lhs;
         $crate::backends::ndarray::tensor::with_arrays!($op, lhs, $rhs, |a, b| {
-            $crate::backends::ndarray::elementwise::zip_arrays::<E>($op, lhs.dtype(), a, b, $f)
+            $crate::backends::ndarray::elementwise::zip_arrays::<E>(
+                $op,
+                lhs.dtype(),
+                a,
+                b,
+                $crate::backends::ndarray::parallel::Work::Light,
+                $f,
+            )
         })
     }};
 }
@@ -101,7 +114,7 @@ fn gelu_backward_of<E: Element>(tensor: &NdArrayTensor, x: &ArcArrayD<E>, g: &Ar
     let scalar = |value: f64| E::of_f64(tensor.scalar(value));
     let to_erf = scalar(std::f64::consts::FRAC_1_SQRT_2);
     let (one_half, minus_half, density_at_0) = (scalar(0.5), scalar(-0.5), scalar(math::NORMAL_DENSITY_AT_0));
-    zip_arrays::<E>("gelu_backward", dtype, x, g, move |x, g| {
+    zip_arrays::<E>("gelu_backward", dtype, x, g, Work::Heavy, move |x, g| {
         let erf = round(math::erf(round(x * to_erf)));
         let cdf = round(round(erf + E::one()) * one_half);
         let density = round(round(round(round(x * x) * minus_half).exp()) * density_at_0);

@@ -2,14 +2,19 @@
 //! multiplied without being copied first.
 
 use ndarray::linalg::general_mat_mul;
-use ndarray::{ArcArrayD, Array, ArrayD, ArrayView2, ArrayViewD, ArrayViewMut2, Dimension, Ix2, IxDyn};
+use ndarray::parallel::prelude::*;
+use ndarray::{ArcArrayD, Array, ArrayD, ArrayView2, ArrayViewD, ArrayViewMut2, Axis, Dimension, Ix2, IxDyn};
 
 use super::buffers;
+use super::parallel::{self, Work};
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, with_arrays};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::memory;
 use crate::shape::Shape;
+
+/// Below this many operand elements (`m·k + k·n`) matrixmultiply runs a product on one thread.
+const SMALL_PRODUCT: usize = 1 << 15;
 
 pub(super) fn matmul(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
     let shape = Shape::matmul(&lhs.shape(), &rhs.shape())?;
@@ -47,8 +52,16 @@ fn product<E: Element>(dtype: DType, lhs: &ArcArrayD<E>, rhs: &ArcArrayD<E>, sha
         .view_mut()
         .into_shape_with_order((batch_len, m, columns))
         .map_err(|error| ndarray_error("matmul", error))?;
-    for ((mut out, a), b) in outputs.outer_iter_mut().zip(&lhs).zip(&rhs) {
+    let product = |(mut out, (a, b)): (ArrayViewMut2<'_, E>, (&ArrayView2<'_, E>, &ArrayView2<'_, E>))| {
         general_mat_mul(E::one(), a, b, E::zero(), &mut out);
+    };
+    // matrixmultiply gives a product this small one thread (its operands hold under 2^15 elements), so a batch of
+    // them (attention's per-head products) is split across threads here instead.
+    let small = m.saturating_mul(inner).saturating_add(inner.saturating_mul(columns)) < SMALL_PRODUCT;
+    if small && parallel::split(Work::Heavy, shape.num_elements()) {
+        outputs.axis_iter_mut(Axis(0)).into_par_iter().zip(lhs.par_iter().zip(&rhs)).for_each(product);
+    } else {
+        outputs.outer_iter_mut().zip(lhs.iter().zip(&rhs)).for_each(product);
     }
     Ok(NdArrayTensor::output(dtype, output))
 }

@@ -8,6 +8,7 @@ mod index;
 mod int_bool;
 mod layout;
 mod matmul;
+mod parallel;
 mod reduce;
 mod tensor;
 #[cfg(test)]
@@ -156,7 +157,7 @@ impl Backend for NdArray {
 
     fn powf_scalar(tensor: &NdArrayTensor, exponent: f64) -> Result<NdArrayTensor> {
         let exponent = tensor.scalar(exponent);
-        unary!("powf_scalar", tensor, {
+        unary!(heavy "powf_scalar", tensor, {
             let exponent = E::of_f64(exponent);
             move |x| x.powf(exponent)
         })
@@ -167,11 +168,11 @@ impl Backend for NdArray {
     }
 
     fn exp(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary!("exp", tensor, |x: E| x.exp())
+        unary!(heavy "exp", tensor, |x: E| x.exp())
     }
 
     fn log(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary!("log", tensor, |x: E| x.ln())
+        unary!(heavy "log", tensor, |x: E| x.ln())
     }
 
     fn relu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
@@ -179,11 +180,11 @@ impl Backend for NdArray {
     }
 
     fn sigmoid(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary!("sigmoid", tensor, elementwise::sigmoid::<E>)
+        unary!(heavy "sigmoid", tensor, elementwise::sigmoid::<E>)
     }
 
     fn tanh(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary!("tanh", tensor, |x: E| x.tanh())
+        unary!(heavy "tanh", tensor, |x: E| x.tanh())
     }
 
     fn sqrt(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
@@ -199,19 +200,19 @@ impl Backend for NdArray {
     }
 
     fn sin(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary!("sin", tensor, |x: E| x.sin())
+        unary!(heavy "sin", tensor, |x: E| x.sin())
     }
 
     fn cos(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary!("cos", tensor, |x: E| x.cos())
+        unary!(heavy "cos", tensor, |x: E| x.cos())
     }
 
     fn erf(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary!("erf", tensor, math::erf::<E>)
+        unary!(heavy "erf", tensor, math::erf::<E>)
     }
 
     fn gelu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary!("gelu", tensor, math::gelu::<E>)
+        unary!(heavy "gelu", tensor, math::gelu::<E>)
     }
 
     fn gelu_backward(tensor: &NdArrayTensor, gradient: &NdArrayTensor) -> Result<NdArrayTensor> {
@@ -302,7 +303,7 @@ impl Backend for NdArray {
     }
 
     fn silu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary!("silu", tensor, math::silu::<E>)
+        unary!(heavy "silu", tensor, math::silu::<E>)
     }
 
     fn clamp(tensor: &NdArrayTensor, min: f64, max: f64) -> Result<NdArrayTensor> {

@@ -2,11 +2,12 @@
 //! generic over the element type. A fold along an axis walks each lane in order, so a lane's result does not depend
 //! on the array's layout.
 
-use ndarray::{ArcArrayD, ArrayD, ArrayView1, Axis, IxDyn};
+use ndarray::{ArcArrayD, ArrayD, ArrayView1, ArrayViewMut1, Axis, IxDyn, Zip};
 
 use super::buffers;
 use super::index::positions;
 use super::int_bool::NdArrayIntTensor;
+use super::parallel::{Work, for_each_row, zip_for_each};
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, row_major, with_array};
 use crate::backend::defaults::{EMPTY_AXIS, cross_entropy_rows, layer_norm_axis};
 use crate::dtype::DType;
@@ -69,10 +70,11 @@ fn normalised_lanes(op: &'static str, tensor: &NdArrayTensor, axis: usize, which
     })
 }
 
-/// `normalised_lanes` in place, on a row-major copy of the input.
+/// `normalised_lanes` in place, on a row-major copy of the input; lanes across threads when the tensor is large.
 fn normalise_lanes<E: Element>(mut output: ArrayD<E>, axis: usize, which: Normalise) -> ArrayD<E> {
-    for mut lane in output.lanes_mut(Axis(axis)) {
-        let Some(max) = lane_max(lane.view()) else { continue };
+    let len = output.len();
+    zip_for_each!(Work::Heavy, len, Zip::from(output.lanes_mut(Axis(axis))), |mut lane: ArrayViewMut1<'_, E>| {
+        let Some(max) = lane_max(lane.view()) else { return };
         match which {
             Normalise::Log => {
                 let log_sum_exp = log_sum_exp(lane.iter().copied(), max);
@@ -84,7 +86,7 @@ fn normalise_lanes<E: Element>(mut output: ArrayD<E>, axis: usize, which: Normal
                 lane.mapv_inplace(|exp| exp / total);
             }
         }
-    }
+    });
     output
 }
 
@@ -155,17 +157,17 @@ fn parameter<'a, E: Element>(op: &'static str, tensor: &'a NdArrayTensor, dtype:
     E::stored(tensor.values()).ok_or(Error::DTypeMismatch { op, lhs: dtype, rhs: tensor.dtype() })
 }
 
-/// `layer_norm` of each `width`-long row of `values`, in place.
+/// `layer_norm` of each `width`-long row of `values`, in place; rows across threads when there are many.
 fn normalise_rows<E: Element>(values: &mut [E], width: usize, gamma: &[E], beta: &[E], eps: E) {
     let count = E::of_f64(width as f64);
-    for row in values.chunks_exact_mut(width) {
+    for_each_row(values, width, |row| {
         let mean = row.iter().fold(E::zero(), |sum, &x| sum + x) / count;
         let variance = row.iter().fold(E::zero(), |sum, &x| sum + (x - mean) * (x - mean)) / count;
         let deviation = (variance + eps).sqrt();
         for ((x, &scale), &shift) in row.iter_mut().zip(gamma).zip(beta) {
             *x = (*x - mean) / deviation * scale + shift;
         }
-    }
+    });
 }
 
 pub(super) fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayIntTensor> {

@@ -247,3 +247,50 @@ fn cat_copies_row_major_stretches_of_strided_empty_and_plain_tensors() {
     let empty = NdArray::cat(&[tensor(&[4, 0], 0.0), tensor(&[4, 0], 0.0)], 0).unwrap();
     assert_eq!(NdArray::shape(&empty), Shape::new([8, 0]));
 }
+
+/// A tensor of `shape` with varied values of both signs (no two neighbours alike), from `seed`.
+fn varied(shape: &[usize], seed: f32) -> NdArrayTensor {
+    let len = shape.iter().product::<usize>();
+    let values = (0..len).map(|i| (i as f32 * 0.618 + seed).sin() * 3.0).collect();
+    NdArray::from_vec(values, Shape::new(shape), &NdArrayDevice).unwrap()
+}
+
+/// Every op that splits its work across threads, on tensors large enough to be split, each kind of operand layout
+/// included (row-major, broadcast, permuted): the values of each, as bits.
+fn split_ops_values() -> Vec<Vec<u32>> {
+    let bits = |tensor: Result<NdArrayTensor>| tensor.unwrap().to_vec().unwrap().iter().map(|x| x.to_bits()).collect();
+    let (x, y) = (varied(&[2, 64, 2048], 0.0), varied(&[2, 64, 2048], 1.0));
+    let (row, permuted) = (varied(&[2048], 2.0), NdArray::swap_dims(&varied(&[2, 2048, 64], 3.0), 1, 2).unwrap());
+    let mask = NdArray::gt_scalar(&varied(&[64, 2048], 4.0), 0.5).unwrap();
+    let (gamma, beta) = (varied(&[2048], 5.0), varied(&[2048], 6.0));
+    let (queries, keys) = (varied(&[64, 64, 16], 7.0), varied(&[64, 16, 64], 8.0));
+    let image = varied(&[8, 16, 32, 32], 9.0);
+    let window = Window2d::new([3, 3]).stride([2, 2]).padding([1, 1]);
+    let indices = NdArray::max_pool2d_indices(&image, window).unwrap().to_vec().unwrap();
+    vec![
+        bits(NdArray::add(&x, &y)),
+        bits(NdArray::mul(&x, &row)),
+        bits(NdArray::sub(&permuted, &x)),
+        bits(NdArray::exp(&x)),
+        bits(NdArray::gelu(&permuted)),
+        bits(NdArray::gelu_backward(&x, &y)),
+        bits(NdArray::softmax(&x, 2)),
+        bits(NdArray::log_softmax(&x, 1)),
+        bits(NdArray::layer_norm(&x, &gamma, &beta, 1e-5)),
+        bits(NdArray::mask_fill(&x, &mask, -1.5)),
+        bits(NdArray::mask_where(&mask, &x, &permuted)),
+        bits(NdArray::matmul(&queries, &keys)),
+        bits(NdArray::max_pool2d(&image, window)),
+        indices.iter().map(|&index| index as u32).collect(),
+    ]
+}
+
+#[test]
+fn ops_split_across_threads_give_the_values_of_one_thread() {
+    let on = |threads| rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(split_ops_values);
+    let (one, three) = (on(1), on(3));
+    for (op, (one, three)) in one.iter().zip(&three).enumerate() {
+        assert!(one.len() >= 1 << 15, "op {op} is too small to be split");
+        assert!(one == three, "op {op} differs when split across threads");
+    }
+}

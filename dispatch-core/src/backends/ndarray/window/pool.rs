@@ -2,10 +2,13 @@
 //! input costs what the input does): the largest value and where it is, the mean with the padding counted, and the
 //! adaptive mean over a grid of nearly equal windows.
 
+use num_traits::Zero;
+
 use super::planes::array_of;
 use crate::backend::Window2d;
 use crate::backend::window::{adaptive_cells, adaptive_pool2d_geometry, pool2d_geometry, product};
 use crate::backends::ndarray::int_bool::NdArrayIntTensor;
+use crate::backends::ndarray::parallel::{Work, try_for_each_part};
 use crate::backends::ndarray::tensor::{Element, NdArrayTensor, row_major, with_array};
 use crate::error::{Error, Result};
 use crate::memory;
@@ -48,21 +51,22 @@ pub(in crate::backends::ndarray) fn max_pool2d_indices(
 
 /// `output` of each window's first largest tap (its flat index in the plane, and its value), `None` if the window
 /// covers only padding; the taps are visited row by row, each row's taps a strided slice of an input row.
-fn window_maxima<E: Element, O>(
+fn window_maxima<E: Element, O: Copy + Zero + Send>(
     op: &'static str,
     values: &[E],
     shape: &Shape,
     window: &Window2d,
     [n, c, oh, ow]: [usize; 4],
-    mut output: impl FnMut(Option<(usize, E)>) -> Result<O>,
+    output: impl Fn(Option<(usize, E)>) -> Result<O> + Sync + Send,
 ) -> Result<Vec<O>> {
     let (h, w) = (shape.dim_from_end(1), shape.dim_from_end(0));
-    let mut outputs = memory::try_vec(op, product(op, "the output", &[n, c, oh, ow])?)?;
-    // Not empty: `pool2d_geometry` refused empty planes.
-    for plane in values.chunks_exact(h * w) {
+    let mut outputs = memory::try_filled(op, product(op, "the output", &[n, c, oh, ow])?, O::zero())?;
+    // Planes across threads: each window reads one plane and writes one output.
+    try_for_each_part(Work::Heavy, (&mut outputs, oh * ow), (values, h * w), |outputs, plane| {
+        let mut slots = outputs.iter_mut();
         for y in 0..oh {
             let down = window.taps_in_input(0, y, h);
-            for x in 0..ow {
+            for (x, slot) in (0..ow).zip(slots.by_ref()) {
                 let across = window.taps_in_input(1, x, w);
                 let mut best: Option<(usize, E)> = None;
                 for i in down.clone().filter(|_| !across.is_empty()) {
@@ -78,10 +82,11 @@ fn window_maxima<E: Element, O>(
                         }
                     }
                 }
-                outputs.push(output(best)?);
+                *slot = output(best)?;
             }
         }
-    }
+        Ok(())
+    })?;
     Ok(outputs)
 }
 
