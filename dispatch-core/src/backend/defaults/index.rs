@@ -13,7 +13,11 @@ fn in_range<B: Backend>(op: &'static str, indices: &B::IntTensor, len: usize) ->
     B::int_to_vec(indices)?
         .into_iter()
         .map(|index| {
-            usize::try_from(index).ok().filter(|&index| index < len).ok_or(Error::IndexOutOfRange { op, index, len })
+            usize::try_from(index).ok().filter(|&index| index < len).ok_or_else(|| Error::IndexOutOfRange {
+                op,
+                index,
+                len,
+            })
         })
         .collect()
 }
@@ -103,11 +107,8 @@ pub fn one_hot<B: Backend>(indices: &B::IntTensor, classes: usize, dtype: DType)
     output_shape.check_tensor_shape("one_hot")?;
     let mut output = memory::try_filled("one_hot", output_shape.num_elements(), 0.0)?;
     for (row, index) in B::int_to_vec(indices)?.into_iter().enumerate() {
-        let class = usize::try_from(index).ok().filter(|&class| class < classes).ok_or(Error::IndexOutOfRange {
-            op: "one_hot",
-            index,
-            len: classes,
-        })?;
+        let out_of_range = || Error::IndexOutOfRange { op: "one_hot", index, len: classes };
+        let class = usize::try_from(index).ok().filter(|&class| class < classes).ok_or_else(out_of_range)?;
         output[row * classes + class] = 1.0;
     }
     B::from_f64_vec(output, output_shape, dtype, &B::int_device(indices))

@@ -16,12 +16,13 @@ use crate::memory;
 use crate::shape::Shape;
 
 /// Each index of `indices`, in row-major order, as a position along an axis of `len` entries; the first one out
-/// of range is an [`Error::IndexOutOfRange`].
+/// of range is an [`Error::IndexOutOfRange`] (made only then: an error built and dropped per index took 4% of the
+/// LeNet step, in pooling's gather and scatter).
 pub(super) fn positions(op: &'static str, indices: &ArcArrayD<i64>, len: usize) -> Result<Vec<usize>> {
     let mut positions = memory::try_vec(op, indices.len())?;
     for &index in indices {
         let position = usize::try_from(index).ok().filter(|&position| position < len);
-        positions.push(position.ok_or(Error::IndexOutOfRange { op, index, len })?);
+        positions.push(position.ok_or_else(|| Error::IndexOutOfRange { op, index, len })?);
     }
     Ok(positions)
 }
