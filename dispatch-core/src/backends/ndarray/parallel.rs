@@ -22,7 +22,7 @@ impl Work {
     /// core from the single-threaded op that follows. Measured on the GPT and LeNet steps in paired processes:
     /// light passes split from 2^15 elements made the GPT step 0.78 of its unsplit time but LeNet's 1.07-1.14
     /// (190 more context switches a step, for ReLUs of 221k elements between single-threaded convolutions); from
-    /// 2^18 the GPT step is 0.82 and LeNet's 1.02 (`peers/results/split-thresholds-2026-12-03.txt`).
+    /// 2^18 the GPT step is 0.82 and LeNet's 1.02 (`peers/results/steps-2026-12-03-sixth-stop.txt`).
     fn split_from(self) -> usize {
         match self {
             Self::Light => 1 << 18,
