@@ -1,6 +1,7 @@
 //! Work split across rayon's threads once a pass is large enough that a second core pays for waking it: the
-//! element-wise ops, the per-lane normalisations and batches of small matrix products. Each element (lane, matrix)
-//! is computed exactly as on one thread, so no value depends on how many threads there are.
+//! element-wise ops, the per-lane normalisations, pooling's planes and batches of small matrix products. Each
+//! element (lane, plane, matrix) is computed exactly as on one thread, so no value depends on how many threads
+//! there are.
 
 use rayon::prelude::*;
 
@@ -19,10 +20,11 @@ pub(super) enum Work {
 impl Work {
     /// The fewest elements a pass of this work is split at. Waking the pool's threads and waiting for them costs
     /// some tens of microseconds on a 2-core VM (four context switches), and they spin a while after, taking the
-    /// core from the single-threaded op that follows. Measured on the GPT and LeNet steps in paired processes:
-    /// light passes split from 2^15 elements made the GPT step 0.78 of its unsplit time but LeNet's 1.07-1.14
-    /// (190 more context switches a step, for ReLUs of 221k elements between single-threaded convolutions); from
-    /// 2^18 the GPT step is 0.82 and LeNet's 1.02 (`peers/results/steps-2026-12-03-sixth-stop.txt`).
+    /// core from the single-threaded op that follows. Measured on the GPT and LeNet steps in paired processes,
+    /// against the code before any split: light passes split from 2^15 elements made the GPT step 0.76-0.78 of its
+    /// time but LeNet's 1.04-1.14 (190 more context switches a step, for ReLUs of 221k elements between
+    /// single-threaded convolutions); from 2^18 the GPT step is 0.82 and LeNet's 1.02
+    /// (`peers/results/steps-2026-12-03-sixth-stop.txt`).
     fn split_from(self) -> usize {
         match self {
             Self::Light => 1 << 18,
@@ -74,8 +76,9 @@ pub(super) fn for_each_row<E: Send>(values: &mut [E], width: usize, f: impl Fn(&
 }
 
 /// `f` on each `width`-long part of `outputs` with the `input_width`-long part of `inputs` of the same index (a
-/// plane's outputs and the plane), across threads when the outputs are worth splitting: the first error of `f`, if
-/// any. A width of 0 gives no call.
+/// plane's outputs and the plane), across threads when the outputs are worth splitting. On failure, the error of
+/// one failing part: the first in order on one thread, any of them across threads (pooling's checks depend on the
+/// window's geometry alone, so every plane fails alike). A width of 0 gives no call.
 pub(super) fn try_for_each_part<I: Sync, O: Send>(
     work: Work,
     (outputs, width): (&mut [O], usize),
