@@ -1,13 +1,13 @@
 //! Comparisons and masks: bool arrays from float ones (numpy's broadcasting, IEEE comparisons, so `ne` holds for
 //! NaN), and float arrays picked by bool ones.
 
-use ndarray::{ArcArrayD, IxDyn, Zip};
+use ndarray::{ArcArrayD, IxDyn};
 
 use super::broadcast::zip_broadcast;
-use super::buffers;
+use super::elementwise::zip_collect;
 use super::int_bool::NdArrayBoolTensor;
-use super::parallel::{Work, zip_for_each, zip_map_collect};
-use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error};
+use super::parallel::Work;
+use super::tensor::{Element, NdArrayTensor, check_output};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Shape;
@@ -47,16 +47,10 @@ pub(super) fn fill_where<E: Element>(
         return Err(Error::shape_mismatch(op, &shape, &mask_shape));
     };
     check_output::<E>(op, array.len())?;
-    // As `zip_arrays` does: a kept row-major buffer for a large row-major tensor, else the tensor's memory order.
-    let (len, fill) = (array.len(), |&x: &E, &fill: &bool| if fill { value } else { x });
-    if buffers::reused(len) && array.is_standard_layout() {
-        let mut output = buffers::written_whole(array.raw_dim()).map_err(|error| ndarray_error(op, error))?;
-        zip_for_each!(Work::Light, len, Zip::from(&mut output).and(array).and(&mask), |out: &mut E, x, fill_here| {
-            *out = fill(x, fill_here)
-        });
-        return Ok(NdArrayTensor::output(dtype, output));
-    }
-    Ok(NdArrayTensor::output(dtype, zip_map_collect!(Work::Light, len, Zip::from(array).and(&mask), fill)))
+    let output = zip_collect!(op, Work::Light, array.is_standard_layout(), [array, &mask], |&x, &fill| {
+        if fill { value } else { x }
+    })?;
+    Ok(NdArrayTensor::output(dtype, output))
 }
 
 /// `mask_where`: `on_true`'s element where `mask` is true, `on_false`'s elsewhere, all three broadcast together.
@@ -77,19 +71,9 @@ pub(super) fn select_where<E: Element>(
         return Err(Error::shape_mismatch(op, &true_shape, &false_shape));
     };
     check_output::<E>(op, shape.num_elements())?;
-    let (len, pick) = (shape.num_elements(), |&pick: &bool, &a: &E, &b: &E| if pick { a } else { b });
-    if buffers::reused(len) && (on_true.is_standard_layout() || on_false.is_standard_layout()) {
-        let mut output = buffers::written_whole(mask.raw_dim()).map_err(|error| ndarray_error(op, error))?;
-        zip_for_each!(
-            Work::Light,
-            len,
-            Zip::from(&mut output).and(&mask).and(&on_true).and(&on_false),
-            |out: &mut E, m, a, b| { *out = pick(m, a, b) }
-        );
-        return Ok(NdArrayTensor::output(dtype, output));
-    }
-    Ok(NdArrayTensor::output(
-        dtype,
-        zip_map_collect!(Work::Light, len, Zip::from(&mask).and(&on_true).and(&on_false), pick),
-    ))
+    let row_major = on_true.is_standard_layout() || on_false.is_standard_layout();
+    let output = zip_collect!(op, Work::Light, row_major, [&mask, &on_true, &on_false], |&pick, &a, &b| {
+        if pick { a } else { b }
+    })?;
+    Ok(NdArrayTensor::output(dtype, output))
 }

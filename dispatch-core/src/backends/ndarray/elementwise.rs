@@ -1,20 +1,49 @@
 //! Element-wise ops: binary ops broadcast with numpy rules, unary ops map every element. Each is written once,
 //! generic over the element type, and the result keeps the operands' dtype.
 
-use ndarray::{ArcArrayD, Zip};
+use ndarray::ArcArrayD;
 use num_traits::Float;
 
 use super::broadcast::broadcast_pair;
-use super::buffers;
-use super::parallel::{Work, zip_for_each, zip_map_collect};
-use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, with_arrays};
+use super::parallel::Work;
+use super::tensor::{Element, NdArrayTensor, check_output, with_arrays};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::math;
 
-/// `f` of the operands broadcast to their common shape, across threads when large. A large output with a row-major
-/// operand is written row-major into a kept buffer; any other output takes the operands' memory order (a permuted
-/// tensor stays permuted, as walking it row-major would stride through it), in fresh memory.
+/// The array of `|$arg, ...| $body` over the zipped arrays' elements (references to them), which share one shape:
+/// across threads when large (`$work`), and `Err` only if the output's shape is refused. A large output with a
+/// row-major operand (`$row_major`) is written row-major into a kept buffer; any other takes the operands' memory
+/// order (a permuted tensor stays permuted, as walking it row-major would stride through it), in fresh memory.
+macro_rules! zip_collect {
+    ($op:expr, $work:expr, $row_major:expr, [$first:expr $(, $rest:expr)*], |$($arg:pat_param),+| $body:expr) => {{
+        let first = $first;
+        let len = first.len();
+        if $crate::backends::ndarray::buffers::reused(len) && $row_major {
+            $crate::backends::ndarray::buffers::written_whole(first.raw_dim())
+                .map_err(|error| $crate::backends::ndarray::tensor::ndarray_error($op, error))
+                .map(|mut output| {
+                    $crate::backends::ndarray::parallel::zip_for_each!(
+                        $work,
+                        len,
+                        ::ndarray::Zip::from(&mut output).and(first)$(.and($rest))*,
+                        |out: &mut _, $($arg),+| *out = $body
+                    );
+                    output
+                })
+        } else {
+            Ok($crate::backends::ndarray::parallel::zip_map_collect!(
+                $work,
+                len,
+                ::ndarray::Zip::from(first)$(.and($rest))*,
+                |$($arg),+| $body
+            ))
+        }
+    }};
+}
+pub(super) use zip_collect;
+
+/// `f` of the operands broadcast to their common shape, as `zip_collect!` writes it.
 pub(super) fn zip_arrays<E: Element>(
     op: &'static str,
     dtype: DType,
@@ -24,19 +53,13 @@ pub(super) fn zip_arrays<E: Element>(
     f: impl Fn(E, E) -> E + Sync + Send,
 ) -> Result<NdArrayTensor> {
     let (lhs, rhs) = broadcast_pair(op, lhs, rhs)?;
-    let len = lhs.len();
-    check_output::<E>(op, len)?;
-    if buffers::reused(len) && (lhs.is_standard_layout() || rhs.is_standard_layout()) {
-        let mut output = buffers::written_whole(lhs.raw_dim()).map_err(|error| ndarray_error(op, error))?;
-        let write = |out: &mut E, &a: &E, &b: &E| *out = f(a, b);
-        zip_for_each!(work, len, Zip::from(&mut output).and(&lhs).and(&rhs), write);
-        return Ok(NdArrayTensor::output(dtype, output));
-    }
-    Ok(NdArrayTensor::output(dtype, zip_map_collect!(work, len, Zip::from(&lhs).and(&rhs), |&a: &E, &b: &E| f(a, b))))
+    check_output::<E>(op, lhs.len())?;
+    let row_major = lhs.is_standard_layout() || rhs.is_standard_layout();
+    let output = zip_collect!(op, work, row_major, [&lhs, &rhs], |&a, &b| f(a, b))?;
+    Ok(NdArrayTensor::output(dtype, output))
 }
 
-/// `f` of every element, across threads when large. A large row-major input is mapped into a kept buffer; any other
-/// keeps its memory order, in fresh memory.
+/// `f` of every element, as `zip_collect!` writes it.
 pub(super) fn map_array<E: Element>(
     op: &'static str,
     dtype: DType,
@@ -44,14 +67,9 @@ pub(super) fn map_array<E: Element>(
     work: Work,
     f: impl Fn(E) -> E + Sync + Send,
 ) -> Result<NdArrayTensor> {
-    let len = array.len();
-    check_output::<E>(op, len)?;
-    if buffers::reused(len) && array.is_standard_layout() {
-        let mut output = buffers::written_whole(array.raw_dim()).map_err(|error| ndarray_error(op, error))?;
-        zip_for_each!(work, len, Zip::from(&mut output).and(array), |out: &mut E, &x: &E| *out = f(x));
-        return Ok(NdArrayTensor::output(dtype, output));
-    }
-    Ok(NdArrayTensor::output(dtype, zip_map_collect!(work, len, Zip::from(array), |&x: &E| f(x))))
+    check_output::<E>(op, array.len())?;
+    let output = zip_collect!(op, work, array.is_standard_layout(), [array], |&x| f(x))?;
+    Ok(NdArrayTensor::output(dtype, output))
 }
 
 /// `$f` (a closure of one element of type `E`) of every element of the tensor; `heavy` before the op's name marks
