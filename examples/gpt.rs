@@ -44,11 +44,11 @@ const LEARNING_RATE: f64 = 3e-3;
 const SEED: u64 = 7;
 /// The losses of two devices at the same step, relative, over the first `AGREEMENT_STEPS` steps. Backends sum in
 /// different orders, and training carries those f32 last-bit differences along, where they grow at a rate that
-/// depends on the text: over the first 100 steps the largest gap measured 1.8e-7 to 5.2e-7 on nine texts (four
-/// commits', and the README edited in six ways) and 1.3e-5 on a tenth; over 300 steps it reached 2.8e-6 on one
-/// text and 5.5e-3 on another, with the same code. So step-by-step agreement is asked where rounding alone stays
-/// small, and the trained weights are compared from a shared state (`TRAINED_TOLERANCE`). A wrong op, a missing
-/// term or a cut graph is off by far more from the first steps on.
+/// depends on the text: over the first 100 steps the largest gap measured 1.8e-7 to 5.2e-7 on nine texts (those of
+/// three commits, and f2b20b0's with its README edited in six ways) and 1.3e-5 on f2b20b0's own; over 300 steps it
+/// reached 2.8e-6 on one text and 5.5e-3 on another, with the same code. So step-by-step agreement is asked where
+/// rounding alone stays small, and the trained weights are compared from a shared state (`TRAINED_TOLERANCE`). A
+/// wrong op, a missing term or a cut graph is off by far more from the first steps on.
 const AGREEMENT_STEPS: usize = 100;
 const LOSS_TOLERANCE: f64 = 1e-4;
 /// The held-out loss of the first device's trained weights, loaded on every device, relative to the first device's:
