@@ -5,8 +5,10 @@ use ndarray::ArcArrayD;
 use num_traits::Float;
 
 use super::broadcast::broadcast_pair;
-use super::parallel::Work;
-use super::tensor::{Element, NdArrayTensor, check_output, with_arrays};
+use super::buffers;
+use super::kernels::{Kernels, map_slice, zip_slices};
+use super::parallel::{Work, for_each_part};
+use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, with_array, with_arrays};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::math;
@@ -43,7 +45,8 @@ macro_rules! zip_collect {
 }
 pub(super) use zip_collect;
 
-/// `f` of the operands broadcast to their common shape, as `zip_collect!` writes it.
+/// `f` of the operands broadcast to their common shape: by the slice loops that vectorise when both are row-major
+/// and large enough to keep, else as `zip_collect!` writes it.
 pub(super) fn zip_arrays<E: Element>(
     op: &'static str,
     dtype: DType,
@@ -54,12 +57,19 @@ pub(super) fn zip_arrays<E: Element>(
 ) -> Result<NdArrayTensor> {
     let (lhs, rhs) = broadcast_pair(op, lhs, rhs)?;
     check_output::<E>(op, lhs.len())?;
+    if let (Some(a), Some(b), true) = (lhs.as_slice(), rhs.as_slice(), buffers::reused(lhs.len())) {
+        let output = written_in_parts(op, lhs.raw_dim(), work, |start, outputs| {
+            zip_slices(a.get(start..).unwrap_or_default(), b.get(start..).unwrap_or_default(), outputs, &f);
+        })?;
+        return Ok(NdArrayTensor::output(dtype, output));
+    }
     let row_major = lhs.is_standard_layout() || rhs.is_standard_layout();
     let output = zip_collect!(op, work, row_major, [&lhs, &rhs], |&a, &b| f(a, b))?;
     Ok(NdArrayTensor::output(dtype, output))
 }
 
-/// `f` of every element, as `zip_collect!` writes it.
+/// `f` of every element: by the slice loop that vectorises when the array is row-major and large enough to keep,
+/// else as `zip_collect!` writes it.
 pub(super) fn map_array<E: Element>(
     op: &'static str,
     dtype: DType,
@@ -68,8 +78,45 @@ pub(super) fn map_array<E: Element>(
     f: impl Fn(E) -> E + Sync + Send,
 ) -> Result<NdArrayTensor> {
     check_output::<E>(op, array.len())?;
+    if let (Some(values), true) = (array.as_slice(), buffers::reused(array.len())) {
+        let output = written_in_parts(op, array.raw_dim(), work, |start, outputs| {
+            map_slice(values.get(start..).unwrap_or_default(), outputs, &f);
+        })?;
+        return Ok(NdArrayTensor::output(dtype, output));
+    }
     let output = zip_collect!(op, work, array.is_standard_layout(), [array], |&x| f(x))?;
     Ok(NdArrayTensor::output(dtype, output))
+}
+
+/// A row-major array of `dims` over a kept buffer, every element written by `write(start, part)`, which fills
+/// `part` with the elements from index `start` on (from row-major operands, by the slice loops that vectorise);
+/// parts across threads when `work` is worth splitting.
+fn written_in_parts<E: Element>(
+    op: &'static str,
+    dims: ndarray::IxDyn,
+    work: Work,
+    write: impl Fn(usize, &mut [E]) + Sync + Send,
+) -> Result<ndarray::ArrayD<E>> {
+    let mut output = buffers::written_whole(dims).map_err(|error| ndarray_error(op, error))?;
+    if let Some(outputs) = output.as_slice_mut() {
+        for_each_part(work, outputs, write);
+    }
+    Ok(output)
+}
+
+/// The exact GELU of every element: the kernels' branch-free form over a row-major tensor, then its left tail.
+pub(super) fn gelu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
+    with_array!(tensor, |array| {
+        let op = "gelu";
+        check_output::<E>(op, array.len())?;
+        let Some(values) = array.as_slice().filter(|values| buffers::reused(values.len())) else {
+            return map_array::<E>(op, tensor.dtype(), array, Work::Heavy, E::gelu_of);
+        };
+        let output = written_in_parts(op, array.raw_dim(), Work::Heavy, |start, outputs| {
+            E::gelu_slice(values.get(start..).unwrap_or_default(), outputs);
+        })?;
+        Ok(NdArrayTensor::output(tensor.dtype(), output))
+    })
 }
 
 /// `$f` (a closure of one element of type `E`) of every element of the tensor; `heavy` before the op's name marks
@@ -131,11 +178,22 @@ fn gelu_backward_of<E: Element>(tensor: &NdArrayTensor, x: &ArcArrayD<E>, g: &Ar
     let round = move |value: E| if half { E::of_f64(dtype.round(value.to_f64().unwrap_or(f64::NAN))) } else { value };
     let scalar = |value: f64| E::of_f64(tensor.scalar(value));
     let to_erf = scalar(std::f64::consts::FRAC_1_SQRT_2);
-    let (one_half, minus_half, density_at_0) = (scalar(0.5), scalar(-0.5), scalar(math::NORMAL_DENSITY_AT_0));
-    zip_arrays::<E>("gelu_backward", dtype, x, g, Work::Heavy, move |x, g| {
-        let erf = round(math::erf(round(x * to_erf)));
-        let cdf = round(round(erf + E::one()) * one_half);
-        let density = round(round(round(round(x * x) * minus_half).exp()) * density_at_0);
-        round(g * round(cdf + round(x * density)))
-    })
+    let constants = [to_erf, scalar(0.5), scalar(-0.5), scalar(math::NORMAL_DENSITY_AT_0)];
+    if half {
+        zip_arrays::<E>("gelu_backward", dtype, x, g, Work::Heavy, move |x, g| gelu_derivative(x, g, constants, round))
+    } else {
+        // Without the rounding closure, whose branch would keep the loop from vectorising.
+        zip_arrays::<E>("gelu_backward", dtype, x, g, Work::Heavy, move |x, g| gelu_derivative(x, g, constants, |y| y))
+    }
+}
+
+/// `g` times the GELU's derivative at `x`, each step rounded by `round`; `constants` are `1/√2`, `1/2`, `-1/2` and
+/// `1/√(2π)` in the tensor's dtype.
+#[inline(always)]
+fn gelu_derivative<E: Element>(x: E, g: E, constants: [E; 4], round: impl Fn(E) -> E) -> E {
+    let [to_erf, one_half, minus_half, density_at_0] = constants;
+    let erf = round(E::erf_of(round(x * to_erf)));
+    let cdf = round(round(erf + E::one()) * one_half);
+    let density = round(round(E::exp_of(round(round(x * x) * minus_half))) * density_at_0);
+    round(g * round(cdf + round(x * density)))
 }

@@ -6,6 +6,7 @@ mod comparison;
 mod elementwise;
 mod index;
 mod int_bool;
+mod kernels;
 mod layout;
 mod matmul;
 mod parallel;
@@ -168,7 +169,7 @@ impl Backend for NdArray {
     }
 
     fn exp(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary!(heavy "exp", tensor, |x: E| x.exp())
+        unary!(heavy "exp", tensor, <E as kernels::Kernels>::exp_of)
     }
 
     fn log(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
@@ -208,11 +209,11 @@ impl Backend for NdArray {
     }
 
     fn erf(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary!(heavy "erf", tensor, math::erf::<E>)
+        unary!(heavy "erf", tensor, <E as kernels::Kernels>::erf_of)
     }
 
     fn gelu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary!(heavy "gelu", tensor, math::gelu::<E>)
+        elementwise::gelu(tensor)
     }
 
     fn gelu_backward(tensor: &NdArrayTensor, gradient: &NdArrayTensor) -> Result<NdArrayTensor> {

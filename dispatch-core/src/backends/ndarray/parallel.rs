@@ -62,6 +62,18 @@ macro_rules! zip_map_collect {
 }
 pub(super) use zip_map_collect;
 
+/// `f(start, part)` on consecutive parts of `outputs`, `start` being the index of the part's first element: a few
+/// parts a thread when the pass is worth splitting, else the whole slice in one call.
+pub(super) fn for_each_part<O: Send>(work: Work, outputs: &mut [O], f: impl Fn(usize, &mut [O]) + Sync + Send) {
+    if split(work, outputs.len()) {
+        // Parts of at least 4096 elements: fewer would cost more to hand out than to compute.
+        let part = outputs.len().div_ceil(rayon::current_num_threads().saturating_mul(4)).max(1 << 12);
+        outputs.par_chunks_mut(part).enumerate().for_each(|(index, outputs)| f(index.saturating_mul(part), outputs));
+    } else {
+        f(0, outputs);
+    }
+}
+
 /// `f` on every `width`-long row of `values`, across threads when worth splitting. A trailing part shorter than a
 /// row, or a width of 0, gets no call.
 pub(super) fn for_each_row<E: Send>(values: &mut [E], width: usize, f: impl Fn(&mut [E]) + Sync + Send) {

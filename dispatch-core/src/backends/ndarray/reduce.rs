@@ -7,6 +7,7 @@ use ndarray::{ArcArrayD, ArrayD, ArrayView1, ArrayViewMut1, Axis, IxDyn, Zip};
 use super::buffers;
 use super::index::positions;
 use super::int_bool::NdArrayIntTensor;
+use super::kernels::{map_in_place, map_slice};
 use super::parallel::{Work, for_each_row, zip_for_each};
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, row_major, with_array};
 use crate::backend::defaults::{EMPTY_AXIS, cross_entropy_rows, layer_norm_axis};
@@ -77,11 +78,17 @@ fn normalise_lanes<E: Element>(mut output: ArrayD<E>, axis: usize, which: Normal
         let Some(max) = lane_max(lane.view()) else { return };
         match which {
             Normalise::Log => {
-                let log_sum_exp = log_sum_exp(lane.iter().copied(), max);
+                let log_sum_exp = match lane.as_slice() {
+                    Some(row) => log_sum_exp_of_row(row, max),
+                    None => log_sum_exp(lane.iter().copied(), max),
+                };
                 lane.mapv_inplace(|x| (x - max) - log_sum_exp);
             }
             Normalise::Exp => {
-                lane.mapv_inplace(|x| (x - max).exp());
+                match lane.as_slice_mut() {
+                    Some(row) => map_in_place(row, |x| E::exp_of(x - max)),
+                    None => lane.mapv_inplace(|x| E::exp_of(x - max)),
+                }
                 let total = lane.iter().fold(E::zero(), |sum, &x| sum + x);
                 lane.mapv_inplace(|exp| exp / total);
             }
@@ -115,12 +122,24 @@ pub(super) fn cross_entropy(logits: &NdArrayTensor, targets: &NdArrayIntTensor) 
 fn picked_log_probability<E: Element>(row: &[E], target: usize) -> E {
     // `target` was checked against the row's length.
     let (Some(max), Some(&picked)) = (lane_max(ArrayView1::from(row)), row.get(target)) else { return E::nan() };
-    (picked - max) - log_sum_exp(row.iter().copied(), max)
+    (picked - max) - log_sum_exp_of_row(row, max)
 }
 
 /// `log Σ exp(x - max)` over a lane, summed in order: what `log_softmax` subtracts from each shifted entry.
 fn log_sum_exp<E: Element>(lane: impl Iterator<Item = E>, max: E) -> E {
-    lane.map(|x| (x - max).exp()).fold(E::zero(), |sum, x| sum + x).ln()
+    lane.map(|x| E::exp_of(x - max)).fold(E::zero(), |sum, x| sum + x).ln()
+}
+
+/// `log_sum_exp` of a contiguous lane, the same value: the exponentials of each 64 entries by the vectorised loop,
+/// then added in order.
+fn log_sum_exp_of_row<E: Element>(row: &[E], max: E) -> E {
+    let mut exponentials = [E::zero(); 64];
+    let mut sum = E::zero();
+    for part in row.chunks(exponentials.len()) {
+        map_slice(part, &mut exponentials, |x| E::exp_of(x - max));
+        sum = exponentials.iter().take(part.len()).fold(sum, |sum, &x| sum + x);
+    }
+    sum.ln()
 }
 
 /// Each row of the last axis normalised in one sweep over a row-major copy: its mean, its variance about that mean

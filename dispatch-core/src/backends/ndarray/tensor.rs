@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use ndarray::{ArcArrayD, ArrayD, ArrayViewD, IxDyn, NdFloat, ShapeError};
 
 use super::buffers::{self, Reused};
+use super::kernels::Kernels;
 use crate::dtype::DType;
 use crate::error::{Error, RankRule, Result};
 use crate::memory;
@@ -51,7 +52,7 @@ pub(super) enum FloatArray {
 }
 
 /// The element types ndarray computes in; the generic ops are written once over it.
-pub(super) trait Element: NdFloat + From<f32> + Reused {
+pub(super) trait Element: NdFloat + From<f32> + Reused + Kernels {
     /// The array, as the tensor stores it.
     fn store(array: ArcArrayD<Self>) -> FloatArray;
     /// The array of this element type in `values`, if that is what they hold.

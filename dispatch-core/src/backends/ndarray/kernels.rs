@@ -1,0 +1,325 @@
+//! `exp`, `erf` and the GELU of `f32` elements, written without branches or calls so that a loop over a slice
+//! vectorises, and those loops compiled for AVX2 when the CPU has it. The scalar functions (musl's `erf` in `f64`,
+//! glibc's `expf`) are calls the compiler cannot vectorise, and took a fifth of the GPT step on this backend.
+//!
+//! Each function computes in `f64` and rounds once to `f32`. It never multiplies and adds in one rounding (Rust does
+//! not contract `a * b + c`), so the AVX2 loop, the baseline loop and a single element all give the same bits, on
+//! every x86-64 CPU and on other targets: a value does not depend on the layout it was computed in or on the host.
+//! `f64` elements keep the scalar functions.
+//!
+//! Accuracy, against the exact function (`tests` below checks a dense sample against the scalar versions):
+//! - `exp`: the nearest `f32` (its `f64` value is within 3e-13 relative, so only a near-tie could round the other
+//!   way; none of 4.5 million sampled inputs did);
+//! - `erf`: within 0.55 ulp, a rational fit of `erf(x)/x`; 3% of inputs get the other neighbour of the exact value
+//!   than the scalar `erf` gives;
+//! - GELU: within 0.7 ulp (0.66 measured). Left of `-√2`, where `1 + erf` cancels, it is `math::gelu` itself.
+
+use std::f64::consts::{FRAC_1_SQRT_2, LN_2, LOG2_E};
+
+use crate::math;
+
+/// The element functions that `f32` computes with this module's kernels and `f64` with the scalar ones.
+pub(super) trait Kernels: Copy + Send + Sync {
+    /// `e^x`, as the `exp` op computes it.
+    fn exp_of(x: Self) -> Self;
+    /// The error function, as the `erf` op computes it.
+    fn erf_of(x: Self) -> Self;
+    /// The exact GELU `x Φ(x)`, as the `gelu` op computes it.
+    fn gelu_of(x: Self) -> Self;
+    /// `gelu_of` of every input, into the output of the same index (a shorter side ends it).
+    fn gelu_slice(inputs: &[Self], outputs: &mut [Self]) {
+        map_slice(inputs, outputs, Self::gelu_of);
+    }
+}
+
+impl Kernels for f32 {
+    fn exp_of(x: f32) -> f32 {
+        exp_wide(f64::from(x)) as f32
+    }
+
+    fn erf_of(x: f32) -> f32 {
+        erf_wide(f64::from(x)) as f32
+    }
+
+    fn gelu_of(x: f32) -> f32 {
+        if x < GELU_LEFT_TAIL { math::gelu(x) } else { gelu_bulk(x) }
+    }
+
+    /// The branch-free form over the whole slice, then the few inputs in the left tail again with `math::gelu`:
+    /// the same values as `gelu_of`, element by element.
+    fn gelu_slice(inputs: &[f32], outputs: &mut [f32]) {
+        map_slice(inputs, outputs, gelu_bulk);
+        for (output, &x) in outputs.iter_mut().zip(inputs) {
+            if x < GELU_LEFT_TAIL {
+                *output = math::gelu(x);
+            }
+        }
+    }
+}
+
+impl Kernels for f64 {
+    fn exp_of(x: f64) -> f64 {
+        x.exp()
+    }
+
+    fn erf_of(x: f64) -> f64 {
+        math::erf(x)
+    }
+
+    fn gelu_of(x: f64) -> f64 {
+        math::gelu(x)
+    }
+}
+
+/// Below this input, `gelu_bulk`'s `1 + erf(x/√2)` cancels too far (its relative error passes 1e-8, a sixth of an
+/// `f32` ulp, near here), and the GELU goes through `math::gelu`'s `erfc`. About 8% of normally distributed inputs.
+const GELU_LEFT_TAIL: f32 = -std::f32::consts::SQRT_2;
+
+/// `x Φ(x)` with `Φ(x) = (1 + erf(x/√2)) / 2` by `erf_wide`: within 1 ulp from `GELU_LEFT_TAIL` up.
+#[inline(always)]
+fn gelu_bulk(x: f32) -> f32 {
+    let x = f64::from(x);
+    (x * (0.5 * (1.0 + erf_wide(x * FRAC_1_SQRT_2)))) as f32
+}
+
+/// `erf(x) ≈ x P(x²) / Q(x²)` on `[0, 4]`, fitted to `erf` over every `f32` there; beyond 4, `erf` rounds to 1 in
+/// `f32` and the fit is held at its value at 4 (1 - 1.4e-8, which rounds to 1 too).
+const ERF_NUMERATOR: [f64; 7] = [
+    1.128_379_169_955_211_7,
+    0.185_053_514_951_380_37,
+    0.054_369_392_415_137_41,
+    0.003_853_090_833_302_927,
+    0.000_382_656_042_700_406,
+    4.768_405_016_779_276e-6,
+    -1.361_890_822_337_841_2e-8,
+];
+const ERF_DENOMINATOR: [f64; 6] = [
+    1.0,
+    0.497_332_838_973_196_3,
+    0.113_960_609_789_289_2,
+    0.015_479_382_526_678_893,
+    0.001_312_413_145_569_473_7,
+    6.390_792_801_257_931e-5,
+];
+const ERF_HELD_FROM: f64 = 4.0;
+
+#[inline(always)]
+fn erf_wide(x: f64) -> f64 {
+    let t = x.abs();
+    // A comparison rather than `min`, so that NaN goes on through the fit and comes out NaN.
+    let t = if t > ERF_HELD_FROM { ERF_HELD_FROM } else { t };
+    let s = t * t;
+    (t * polynomial(&ERF_NUMERATOR, s) / polynomial(&ERF_DENOMINATOR, s)).copysign(x)
+}
+
+/// `e^r` on `|r| <= ln(2)/2` by its Taylor series to `r^10` (the remainder is below 3e-13 relative).
+const EXP_TAYLOR: [f64; 11] = [
+    1.0,
+    1.0,
+    1.0 / 2.0,
+    1.0 / 6.0,
+    1.0 / 24.0,
+    1.0 / 120.0,
+    1.0 / 720.0,
+    1.0 / 5_040.0,
+    1.0 / 40_320.0,
+    1.0 / 362_880.0,
+    1.0 / 3_628_800.0,
+];
+
+/// Inputs beyond these give 0 and infinity in `f32` (`e^-104` and `e^89` already do), and keep `2^n` a normal `f64`.
+const EXP_LOWEST: f64 = -150.0;
+const EXP_HIGHEST: f64 = 100.0;
+
+/// Adding this rounds an `f64` below 2^51 in magnitude to an integer, which then sits in the low mantissa bits.
+const ROUND_TO_INTEGER: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52
+
+/// `e^x = 2^n e^r` with `n` the integer nearest `x / ln 2` and `r = x - n ln 2`.
+#[inline(always)]
+fn exp_wide(x: f64) -> f64 {
+    // Comparisons keep NaN, which then makes `e^r` NaN.
+    let x = if x < EXP_LOWEST { EXP_LOWEST } else { x };
+    let x = if x > EXP_HIGHEST { EXP_HIGHEST } else { x };
+    let shifted = x * LOG2_E + ROUND_TO_INTEGER;
+    let n = shifted - ROUND_TO_INTEGER;
+    // |n| <= 217, so `n * LN_2` is off by under 3e-14, and so is `r`.
+    let r = x - n * LN_2;
+    // `n + 1023` in the exponent field is `2^n`; the bits above it (of `ROUND_TO_INTEGER`) shift out.
+    let two_to_n = f64::from_bits(shifted.to_bits().wrapping_add(1023) << 52);
+    polynomial(&EXP_TAYLOR, r) * two_to_n
+}
+
+/// `c[0] + c[1] x + c[2] x² + ...` by Horner's rule.
+#[inline(always)]
+fn polynomial<const N: usize>(coefficients: &[f64; N], x: f64) -> f64 {
+    coefficients.iter().rev().fold(0.0, |sum, &c| sum * x + c)
+}
+
+/// `f` of every input into the output of the same index (a shorter side ends it), vectorised.
+pub(super) fn map_slice<T: Copy>(inputs: &[T], outputs: &mut [T], f: impl Fn(T) -> T) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, as checked just above.
+        return unsafe { avx2::map_slice(inputs, outputs, f) };
+    }
+    map_loop(inputs, outputs, f);
+}
+
+/// `f` of the inputs of each index into the output of that index (the shortest side ends it), vectorised.
+pub(super) fn zip_slices<T: Copy>(lhs: &[T], rhs: &[T], outputs: &mut [T], f: impl Fn(T, T) -> T) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, as checked just above.
+        return unsafe { avx2::zip_slices(lhs, rhs, outputs, f) };
+    }
+    zip_loop(lhs, rhs, outputs, f);
+}
+
+/// Every value replaced by `f` of it, vectorised.
+pub(super) fn map_in_place<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, as checked just above.
+        return unsafe { avx2::map_in_place(values, f) };
+    }
+    map_in_place_loop(values, f);
+}
+
+#[inline(always)]
+fn map_loop<T: Copy>(inputs: &[T], outputs: &mut [T], f: impl Fn(T) -> T) {
+    for (output, &x) in outputs.iter_mut().zip(inputs) {
+        *output = f(x);
+    }
+}
+
+#[inline(always)]
+fn zip_loop<T: Copy>(lhs: &[T], rhs: &[T], outputs: &mut [T], f: impl Fn(T, T) -> T) {
+    for ((output, &a), &b) in outputs.iter_mut().zip(lhs).zip(rhs) {
+        *output = f(a, b);
+    }
+}
+
+#[inline(always)]
+fn map_in_place_loop<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
+    for value in values {
+        *value = f(*value);
+    }
+}
+
+/// The loops again, compiled for AVX2: 4 `f64` lanes where the baseline has 2.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    #[target_feature(enable = "avx2")]
+    pub(super) fn map_slice<T: Copy>(inputs: &[T], outputs: &mut [T], f: impl Fn(T) -> T) {
+        super::map_loop(inputs, outputs, f);
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) fn zip_slices<T: Copy>(lhs: &[T], rhs: &[T], outputs: &mut [T], f: impl Fn(T, T) -> T) {
+        super::zip_loop(lhs, rhs, outputs, f);
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) fn map_in_place<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
+        super::map_in_place_loop(values, f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `step`-th `f32` magnitude (by bit pattern) and its negation, within `[low, high]`, and the signed zeros.
+    fn sample(low: f32, high: f32, step: u32) -> Vec<f32> {
+        let mut values = vec![0.0, -0.0];
+        let mut bits = 1;
+        while f32::from_bits(bits) <= high.max(-low) {
+            let x = f32::from_bits(bits);
+            values.extend([x, -x].into_iter().filter(|x| (low..=high).contains(x)));
+            bits += step;
+        }
+        values
+    }
+
+    /// How many `f32` ulps `got` is from `exact`, in units of the ulp at `exact`.
+    fn ulps(got: f32, exact: f64) -> f64 {
+        let exact_f32 = exact as f32;
+        let ulp = f64::from((f32::from_bits(exact_f32.abs().to_bits() + 1) - exact_f32.abs()).max(f32::MIN_POSITIVE));
+        (f64::from(got) - exact).abs() / ulp
+    }
+
+    #[test]
+    fn exp_is_the_nearest_f32_within_rare_ties() {
+        let (mut worst, mut not_nearest, mut count) = (0.0f64, 0, 0);
+        for x in sample(-103.0, 88.7, 499) {
+            let exact = f64::from(x).exp();
+            let got = f32::exp_of(x);
+            worst = worst.max(ulps(got, exact));
+            not_nearest += usize::from(got != exact as f32);
+            count += 1;
+        }
+        assert!(worst <= 0.5 + 1e-4, "{worst} ulps");
+        assert!(not_nearest * 10_000 < count, "{not_nearest} of {count} not the nearest f32");
+        assert_eq!((f32::exp_of(0.0), f32::exp_of(-0.0), f32::exp_of(1.0)), (1.0, 1.0, std::f32::consts::E));
+        assert_eq!((f32::exp_of(f32::INFINITY), f32::exp_of(f32::NEG_INFINITY)), (f32::INFINITY, 0.0));
+        assert_eq!((f32::exp_of(88.8), f32::exp_of(-104.0), f32::exp_of(-1000.0)), (f32::INFINITY, 0.0, 0.0));
+        // Subnormal results round as the exact value does.
+        assert_eq!(f32::exp_of(-100.0), (-100.0f64).exp() as f32);
+        assert!(f32::exp_of(f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn erf_is_within_0_55_ulp_and_mostly_the_scalar_erf() {
+        let (mut worst, mut not_nearest, mut count) = (0.0f64, 0, 0);
+        for x in sample(-6.0, 6.0, 331) {
+            let exact = libm::erf(f64::from(x));
+            let got = f32::erf_of(x);
+            worst = worst.max(ulps(got, exact));
+            not_nearest += usize::from(got != math::erf(x));
+            count += 1;
+        }
+        assert!(worst < 0.55, "{worst} ulps");
+        assert!(not_nearest * 20 < count, "{not_nearest} of {count} differ from the scalar erf");
+        assert_eq!((f32::erf_of(0.0).to_bits(), f32::erf_of(-0.0).to_bits()), (0.0f32.to_bits(), (-0.0f32).to_bits()));
+        assert_eq!((f32::erf_of(f32::INFINITY), f32::erf_of(f32::NEG_INFINITY)), (1.0, -1.0));
+        assert!(f32::erf_of(f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn gelu_is_within_0_7_ulp_and_its_slice_form_gives_the_same_bits() {
+        let inputs = sample(-20.0, 20.0, 443);
+        let mut outputs = vec![0.0; inputs.len()];
+        f32::gelu_slice(&inputs, &mut outputs);
+        let mut worst = 0.0f64;
+        for (&x, &got) in inputs.iter().zip(&outputs) {
+            let x64 = f64::from(x);
+            let exact = math::gelu(x64);
+            worst = worst.max(ulps(got, exact));
+            assert_eq!(got.to_bits(), f32::gelu_of(x).to_bits(), "gelu({x}): slice and element differ");
+        }
+        assert!(worst < 0.7, "{worst} ulps");
+        assert_eq!(f32::gelu_of(-9.0), math::gelu(-9.0f32), "the left tail");
+        assert_eq!(f32::gelu_of(f32::INFINITY), f32::INFINITY);
+        assert!(f32::gelu_of(f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn the_vectorised_loops_give_the_bits_of_one_element_at_a_time() {
+        let inputs: Vec<f32> = (0..1037).map(|i| (i as f32 - 500.0) * 0.0173).collect();
+        let mut outputs = vec![0.0; inputs.len()];
+        map_slice(&inputs, &mut outputs, f32::erf_of);
+        let mut in_place = inputs.clone();
+        map_in_place(&mut in_place, f32::exp_of);
+        let mut zipped = vec![0.0; inputs.len()];
+        zip_slices(&inputs, &outputs, &mut zipped, |a, b| f32::exp_of(a) * b);
+        for (i, &x) in inputs.iter().enumerate() {
+            assert_eq!(outputs[i].to_bits(), f32::erf_of(x).to_bits());
+            assert_eq!(in_place[i].to_bits(), f32::exp_of(x).to_bits());
+            assert_eq!(zipped[i].to_bits(), (f32::exp_of(x) * f32::erf_of(x)).to_bits());
+        }
+        // Each stops at the shorter side.
+        let mut short = [0.0f32; 3];
+        map_slice(&inputs, &mut short, f32::exp_of);
+        assert_eq!(short[2], f32::exp_of(inputs[2]));
+    }
+}
