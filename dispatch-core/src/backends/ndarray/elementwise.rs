@@ -1,13 +1,13 @@
 //! Element-wise ops: binary ops broadcast with numpy rules, unary ops map every element. Each is written once,
 //! generic over the element type, and the result keeps the operands' dtype.
 
-use ndarray::ArcArrayD;
+use ndarray::{ArcArrayD, ArrayD, ArrayView1, ArrayViewD, ArrayViewMut1, Axis, IxDyn, Zip};
 use num_traits::Float;
 
 use super::broadcast::broadcast_pair;
 use super::buffers;
 use super::kernels::{Kernels, map_slice, zip_slices};
-use super::parallel::{Work, for_each_part};
+use super::parallel::{Work, for_each_part, zip_for_each};
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, with_array, with_arrays};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -63,9 +63,53 @@ pub(super) fn zip_arrays<E: Element>(
         })?;
         return Ok(NdArrayTensor::output(dtype, output));
     }
+    if let Some(output) = zip_by_rows(op, &lhs, &rhs, work, &f)? {
+        return Ok(NdArrayTensor::output(dtype, output));
+    }
     let row_major = lhs.is_standard_layout() || rhs.is_standard_layout();
     let output = zip_collect!(op, work, row_major, [&lhs, &rhs], |&a, &b| f(a, b))?;
     Ok(NdArrayTensor::output(dtype, output))
+}
+
+/// Rows of the last axis at least this long go through the slice loops one row at a time.
+const ROWS_FROM_WIDTH: usize = 16;
+
+/// `f` of operands broadcast along their leading axes (a bias, a row's statistic) row by row, with the slice loops
+/// that vectorise: each operand's last axis is contiguous or a broadcast value. `None` where they are not, or where
+/// rows are too short or the output too small to keep.
+fn zip_by_rows<E: Element>(
+    op: &'static str,
+    lhs: &ArrayViewD<'_, E>,
+    rhs: &ArrayViewD<'_, E>,
+    work: Work,
+    f: &(impl Fn(E, E) -> E + Sync + Send),
+) -> Result<Option<ArrayD<E>>> {
+    let last = Axis(lhs.ndim().saturating_sub(1));
+    let contiguous_or_broadcast = |view: &ArrayViewD<'_, E>| matches!(view.strides().last(), Some(0 | 1));
+    let width = lhs.len_of(last);
+    if width < ROWS_FROM_WIDTH
+        || !buffers::reused(lhs.len())
+        || !contiguous_or_broadcast(lhs)
+        || !contiguous_or_broadcast(rhs)
+    {
+        return Ok(None);
+    }
+    let mut output = buffers::written_whole(lhs.raw_dim()).map_err(|error| ndarray_error(op, error))?;
+    let rows = Zip::from(output.lanes_mut(last)).and(lhs.lanes(last)).and(rhs.lanes(last));
+    zip_for_each!(work, lhs.len(), rows, |mut outputs: ArrayViewMut1<'_, E>,
+                                          a: ArrayView1<'_, E>,
+                                          b: ArrayView1<'_, E>| {
+        // The output is row-major, so its rows are slices.
+        let Some(outputs) = outputs.as_slice_mut() else { return };
+        match (a.as_slice(), b.as_slice(), a.first(), b.first()) {
+            (Some(a), Some(b), ..) => zip_slices(a, b, outputs, f),
+            (Some(a), None, _, Some(&b)) => map_slice(a, outputs, |a| f(a, b)),
+            (None, Some(b), Some(&a), _) => map_slice(b, outputs, |b| f(a, b)),
+            (.., Some(&a), Some(&b)) => outputs.fill(f(a, b)),
+            _ => {}
+        }
+    });
+    Ok(Some(output))
 }
 
 /// `f` of every element: by the slice loop that vectorises when the array is row-major and large enough to keep,
@@ -93,10 +137,10 @@ pub(super) fn map_array<E: Element>(
 /// parts across threads when `work` is worth splitting.
 fn written_in_parts<E: Element>(
     op: &'static str,
-    dims: ndarray::IxDyn,
+    dims: IxDyn,
     work: Work,
     write: impl Fn(usize, &mut [E]) + Sync + Send,
-) -> Result<ndarray::ArrayD<E>> {
+) -> Result<ArrayD<E>> {
     let mut output = buffers::written_whole(dims).map_err(|error| ndarray_error(op, error))?;
     if let Some(outputs) = output.as_slice_mut() {
         for_each_part(work, outputs, write);

@@ -294,3 +294,31 @@ fn ops_split_across_threads_give_the_values_of_one_thread() {
         assert!(one == three, "op {op} differs when split across threads");
     }
 }
+
+/// The slice loops (row-major operands), the row-by-row loops (operands broadcast along leading axes) and the
+/// strided walk (a permuted operand) give every element-wise op the same bits.
+#[test]
+fn element_wise_ops_give_the_same_bits_in_every_layout() {
+    let bits = |tensor: Result<NdArrayTensor>| -> Vec<u32> {
+        tensor.unwrap().to_vec().unwrap().iter().map(|x| x.to_bits()).collect()
+    };
+    let dims = [3, 40, 64];
+    let row_major = |tensor: &NdArrayTensor| {
+        let expanded = NdArray::expand(tensor, Shape::new(dims)).unwrap();
+        NdArray::from_vec(expanded.to_vec().unwrap(), Shape::new(dims), &NdArrayDevice).unwrap()
+    };
+    let permuted = NdArray::swap_dims(&varied(&[3, 64, 40], 0.0), 1, 2).unwrap();
+    let x = row_major(&permuted);
+    for unary in [NdArray::exp, NdArray::erf, NdArray::gelu, NdArray::neg] {
+        assert_eq!(bits(unary(&permuted)), bits(unary(&x)));
+    }
+    let (bias, statistic, corner) = (varied(&[64], 1.0), varied(&[3, 40, 1], 2.0), varied(&[1, 1, 1], 3.0));
+    let y = varied(&dims, 4.0);
+    for binary in [NdArray::add, NdArray::sub, NdArray::mul, NdArray::div, NdArray::gelu_backward] {
+        for other in [&bias, &statistic, &corner, &y] {
+            let expected = bits(binary(&permuted, &row_major(other)));
+            assert_eq!(bits(binary(&x, other)), expected);
+            assert_eq!(bits(binary(other, &x)), bits(binary(&row_major(other), &permuted)));
+        }
+    }
+}
