@@ -178,7 +178,14 @@ fn matmul_broadcasts_batch_dimensions<B: Backend>(device: &B::Device) {
     let weights = tensor::<B>(&[1.0, 0.0, 2.0, 0.0, 1.0, -1.0], &[2, 3], device);
     let product = lhs.reshape([2, 2, 2]).unwrap().matmul(&weights).unwrap();
     assert_eq!(product.dims(), [2, 2, 3]);
-    assert_close(&product.to_vec().unwrap()[..3], &[1.0, 2.0, 0.0], TOLERANCE);
+    let expected = [1.0, 2.0, 0.0, 3.0, 4.0, 2.0, -1.0, 0.0, -2.0, 0.0, 1.0, -1.0];
+    assert_close(&product.to_vec().unwrap(), &expected, TOLERANCE);
+    // The same matrix stored transposed (a weight's gradient pass reads it so), or with a batch of one.
+    let stored_transposed = tensor::<B>(&[1.0, 0.0, 0.0, 1.0, 2.0, -1.0], &[3, 2], device).transpose().unwrap();
+    let batch_of_one = weights.reshape([1, 2, 3]).unwrap();
+    for matrix in [stored_transposed, batch_of_one] {
+        assert_tensor(lhs.reshape([2, 2, 2]).unwrap().matmul(&matrix), &[2, 2, 3], &expected);
+    }
     // Permuted batches, as attention's heads: [2, 3, 2, 2] read as [2, 2, 3, 2], and a permuted view of a
     // product times a matrix; each equals the product of contiguous copies.
     let values: Vec<f32> = (0..24).map(|i| (i as f32 - 11.0) / 4.0).collect();
@@ -207,6 +214,11 @@ fn reductions_along_an_axis_keep_it_with_size_one<B: Backend>(device: &B::Device
     // A reduction over a middle axis of a 3-D tensor.
     let cube = tensor::<B>(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], &[2, 2, 2], device);
     assert_tensor(cube.sum_dim(1), &[2, 1, 2], &[4.0, 6.0, 12.0, 14.0]);
+    // Over a leading axis (as a bias's gradient is summed), of a row-major tensor, of a transposed view, and after
+    // leading axes of size 1.
+    assert_tensor(cube.sum_dim(0), &[1, 2, 2], &[6.0, 8.0, 10.0, 12.0]);
+    assert_tensor(cube.swap_dims(0, 2).unwrap().sum_dim(0), &[1, 2, 2], &[3.0, 11.0, 7.0, 15.0]);
+    assert_tensor(cube.reshape([1, 4, 2]).unwrap().sum_dim(1), &[1, 1, 2], &[16.0, 20.0]);
 }
 
 fn log_softmax_normalises_each_lane<B: Backend>(device: &B::Device) {

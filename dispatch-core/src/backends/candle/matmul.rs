@@ -26,6 +26,9 @@ pub(super) fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
     if lhs_shape.matrix_parts().0 == batch && rhs_shape.matrix_parts().0 == batch {
         return matmul_operand(lhs)?.matmul(&matmul_operand(rhs)?).or_backend("matmul");
     }
+    if let Some(product) = rows_times_matrix(lhs, rhs, &shape)? {
+        return Ok(product);
+    }
     // Batches that broadcast: both operands stretched to the output's batch, as candle's matmul wants them.
     let (lhs, rhs) = (broadcast_batch(lhs, batch)?, broadcast_batch(rhs, batch)?);
     lhs.matmul(&rhs).or_backend("matmul")
@@ -51,6 +54,24 @@ pub(super) fn bf16_through_f32(
         f([&lhs, &rhs])?.to_dtype(DType::BF16).or_backend(op)
     })();
     Some(result)
+}
+
+/// A row-major batch of matrices times one matrix (a linear layer on `[batch, rows, in]`, and its input's gradient)
+/// as one product of all their rows, `[batch * rows, k] @ [k, n]`, reshaped back to `shape`: without it, the one
+/// matrix is copied once per batch entry. `None` for other operands.
+fn rows_times_matrix(lhs: &Tensor, rhs: &Tensor, shape: &Shape) -> Result<Option<Tensor>> {
+    let rhs_shape = shape_of(rhs);
+    let (rhs_batch, inner, columns) = rhs_shape.matrix_parts();
+    let one_matrix = rhs_batch.iter().all(|&size| size == 1) && (rhs.rank() == 2 || rhs.is_contiguous());
+    let all_rows = lhs.elem_count().checked_div(inner);
+    let (Some(all_rows), true) = (all_rows, one_matrix && lhs.rank() >= 3 && lhs.is_contiguous()) else {
+        return Ok(None);
+    };
+    // A 2-D operand is taken as it lies (a transposed weight too); candle's reshape would copy a non-contiguous one.
+    let matrix = if rhs.rank() == 2 { rhs.clone() } else { rhs.reshape((inner, columns)).or_backend("matmul")? };
+    let matrix = matmul_operand(&matrix)?;
+    let product = || lhs.reshape((all_rows, inner))?.matmul(&matrix)?.reshape(shape.dims());
+    product().map(Some).or_backend("matmul")
 }
 
 /// `tensor` with its batch broadcast to `batch`, row-major.

@@ -41,17 +41,25 @@ pub(super) fn mean_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
 
 /// The sums along `axis`, which keeps size 1. candle's CPU kernel sums the last axis of a contiguous tensor with
 /// vector instructions, but any other axis with integer divisions per element, some ten times slower: the bias
-/// gradients' sums over the batch axes took a fifth of the candle GPT step. So another axis is moved last first,
-/// the others keeping their order: one strided copy, a fast sum, and a free reshape back, since the kept axis has
-/// size 1. (On the CPU only: candle's CUDA kernel reduces any axis where it lies.)
+/// gradients' sums over the batch axes took a fifth of the candle GPT step. So on the CPU, a leading axis of a
+/// contiguous `f32` or `f64` tensor is summed as a row of ones times the tensor viewed as a matrix (one GEMM that
+/// reads it once, in order); another axis is moved last first, the others keeping their order: one strided copy, a
+/// fast sum, and a free reshape back, since the kept axis has size 1. (candle's CUDA kernel reduces any axis where
+/// it lies.)
 fn sum_keepdim(tensor: &Tensor, axis: usize) -> candle_core::Result<Tensor> {
-    let rank = tensor.rank();
-    if axis + 1 >= rank || tensor.dims()[axis] == 1 || !tensor.device().is_cpu() {
+    let (rank, dims) = (tensor.rank(), tensor.dims());
+    if axis + 1 >= rank || dims[axis] == 1 || !tensor.device().is_cpu() {
         return tensor.sum_keepdim(axis);
     }
-    let order: Vec<usize> = (0..rank).filter(|&other| other != axis).chain([axis]).collect();
-    let mut kept = tensor.dims().to_vec();
+    let mut kept = dims.to_vec();
     kept[axis] = 1;
+    let leading = dims[..axis].iter().all(|&size| size == 1);
+    if leading && tensor.is_contiguous() && matches!(tensor.dtype(), DType::F32 | DType::F64) {
+        let (length, rest) = (dims[axis], dims[axis + 1..].iter().product::<usize>());
+        let ones = Tensor::ones((1, length), tensor.dtype(), tensor.device())?;
+        return ones.matmul(&tensor.reshape((length, rest))?)?.reshape(kept);
+    }
+    let order: Vec<usize> = (0..rank).filter(|&other| other != axis).chain([axis]).collect();
     tensor.permute(order)?.contiguous()?.sum_keepdim(rank - 1)?.reshape(kept)
 }
 
