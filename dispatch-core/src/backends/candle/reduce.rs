@@ -53,7 +53,8 @@ fn sum_keepdim(tensor: &Tensor, axis: usize) -> candle_core::Result<Tensor> {
     }
     let mut kept = dims.to_vec();
     kept[axis] = 1;
-    let leading = dims[..axis].iter().all(|&size| size == 1);
+    // GEMM kernels are not handed a zero-sized dimension (see `matmul`).
+    let leading = dims[..axis].iter().all(|&size| size == 1) && tensor.elem_count() > 0;
     if leading && tensor.is_contiguous() && matches!(tensor.dtype(), DType::F32 | DType::F64) {
         let (length, rest) = (dims[axis], dims[axis + 1..].iter().product::<usize>());
         let ones = Tensor::ones((1, length), tensor.dtype(), tensor.device())?;
