@@ -1,7 +1,7 @@
 //! Element-wise ops: binary ops broadcast with numpy rules, unary ops map every element. Each is written once,
 //! generic over the element type, and the result keeps the operands' dtype.
 
-use ndarray::{ArcArrayD, ArrayD, ArrayView1, ArrayViewD, ArrayViewMut1, Axis, IxDyn, Zip};
+use ndarray::{ArcArrayD, ArrayD, ArrayView1, ArrayViewD, ArrayViewMut1, Axis, Dimension, IxDyn, Zip};
 use num_traits::Float;
 
 use super::broadcast::broadcast_pair;
@@ -141,11 +141,9 @@ fn written_in_parts<E: Element>(
     work: Work,
     write: impl Fn(usize, &mut [E]) + Sync + Send,
 ) -> Result<ArrayD<E>> {
-    let mut output = buffers::written_whole(dims).map_err(|error| ndarray_error(op, error))?;
-    if let Some(outputs) = output.as_slice_mut() {
-        for_each_part(work, outputs, write);
-    }
-    Ok(output)
+    let mut values = buffers::overwritten(dims.size());
+    for_each_part(work, &mut values, write);
+    ArrayD::from_shape_vec(dims, values).map_err(|error| ndarray_error(op, error))
 }
 
 /// The exact GELU of every element: the kernels' branch-free form over a row-major tensor, then its left tail.
