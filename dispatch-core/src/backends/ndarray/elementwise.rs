@@ -121,10 +121,23 @@ pub(super) fn map_array<E: Element>(
     work: Work,
     f: impl Fn(E) -> E + Sync + Send,
 ) -> Result<NdArrayTensor> {
+    map_array_by(op, dtype, array, work, &f, |inputs, outputs| map_slice(inputs, outputs, &f))
+}
+
+/// `map_array`, with `slices` writing `f` of a row-major stretch of inputs into outputs of the same length: for an op
+/// whose slice form is more than `f` in a loop (the GELU's left tail).
+fn map_array_by<E: Element>(
+    op: &'static str,
+    dtype: DType,
+    array: &ArcArrayD<E>,
+    work: Work,
+    f: impl Fn(E) -> E + Sync + Send,
+    slices: impl Fn(&[E], &mut [E]) + Sync + Send,
+) -> Result<NdArrayTensor> {
     check_output::<E>(op, array.len())?;
     if let (Some(values), true) = (array.as_slice(), buffers::reused(array.len())) {
         let output = written_in_parts(op, array.raw_dim(), work, |start, outputs| {
-            map_slice(values.get(start..).unwrap_or_default(), outputs, &f);
+            slices(values.get(start..).unwrap_or_default(), outputs);
         })?;
         return Ok(NdArrayTensor::output(dtype, output));
     }
@@ -148,17 +161,14 @@ fn written_in_parts<E: Element>(
 
 /// The exact GELU of every element: the kernels' branch-free form over a row-major tensor, then its left tail.
 pub(super) fn gelu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-    with_array!(tensor, |array| {
-        let op = "gelu";
-        check_output::<E>(op, array.len())?;
-        let Some(values) = array.as_slice().filter(|values| buffers::reused(values.len())) else {
-            return map_array::<E>(op, tensor.dtype(), array, Work::Heavy, E::gelu_of);
-        };
-        let output = written_in_parts(op, array.raw_dim(), Work::Heavy, |start, outputs| {
-            E::gelu_slice(values.get(start..).unwrap_or_default(), outputs);
-        })?;
-        Ok(NdArrayTensor::output(tensor.dtype(), output))
-    })
+    with_array!(tensor, |array| map_array_by::<E>(
+        "gelu",
+        tensor.dtype(),
+        array,
+        Work::Heavy,
+        E::gelu_of,
+        E::gelu_slice
+    ))
 }
 
 /// `$f` (a closure of one element of type `E`) of every element of the tensor; `heavy` before the op's name marks
@@ -216,15 +226,14 @@ pub(super) fn gelu_backward(tensor: &NdArrayTensor, gradient: &NdArrayTensor) ->
 
 fn gelu_backward_of<E: Element>(tensor: &NdArrayTensor, x: &ArcArrayD<E>, g: &ArcArrayD<E>) -> Result<NdArrayTensor> {
     let dtype = tensor.dtype();
-    let half = matches!(dtype, DType::F16 | DType::BF16);
-    let round = move |value: E| if half { E::of_f64(dtype.round(value.to_f64().unwrap_or(f64::NAN))) } else { value };
+    let round = move |value: E| E::of_f64(dtype.round(value.to_f64().unwrap_or(f64::NAN)));
     let scalar = |value: f64| E::of_f64(tensor.scalar(value));
     let to_erf = scalar(std::f64::consts::FRAC_1_SQRT_2);
     let constants = [to_erf, scalar(0.5), scalar(-0.5), scalar(math::NORMAL_DENSITY_AT_0)];
-    if half {
+    if matches!(dtype, DType::F16 | DType::BF16) {
         zip_arrays::<E>("gelu_backward", dtype, x, g, Work::Heavy, move |x, g| gelu_derivative(x, g, constants, round))
     } else {
-        // Without the rounding closure, whose branch would keep the loop from vectorising.
+        // F32 and F64 round nothing, and a rounding call per step would keep the loop from vectorising.
         zip_arrays::<E>("gelu_backward", dtype, x, g, Work::Heavy, move |x, g| gelu_derivative(x, g, constants, |y| y))
     }
 }
