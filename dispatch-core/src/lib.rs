@@ -17,6 +17,9 @@ pub mod distributed;
 pub mod dtype;
 pub mod error;
 pub mod gradients;
+// The CPU element kernels that both built-in backends run.
+#[cfg(any(feature = "candle", feature = "ndarray"))]
+mod kernels;
 mod math;
 pub mod memory;
 mod random;

@@ -312,6 +312,48 @@ fn zero_sized_dims_follow_the_documented_rules<B: Backend>(device: &B::Device) {
     assert_tensor(Tensor::cat(&[empty_rows, x], 1), &[2, 2], &[1.0, 2.0, 3.0, 4.0]);
 }
 
+/// Both CPU backends run dispatch-core's own `exp`, `erf` and GELU kernels on `f32` and `f64`, so they give the
+/// same bits: on a strided input, through softmax's exponentials, and in the GELU's left tail, where candle's own
+/// `f32` kernel cancels (it gave -0 for the GELU of -6, whose value is -5.9e-9).
+#[test]
+fn exp_erf_and_gelu_give_the_same_bits_on_both_cpu_backends() {
+    use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
+    fn bits<B: Backend>(values: &[f64], dtype: DType, device: &B::Device) -> Vec<Vec<u64>> {
+        // 40 rows of 16 columns, read through a transpose so the ops see a strided layout as well.
+        let rows = Tensor::<B>::from_f64_vec(values.to_vec(), [40, 16], dtype, device).unwrap();
+        let columns = rows.transpose().unwrap();
+        type Op<B> = fn(&Tensor<B>) -> Result<Tensor<B>>;
+        let ops: [Op<B>; 5] = [Tensor::exp, Tensor::erf, Tensor::gelu, |x| x.softmax(1), |x| x.log_softmax(1)];
+        let mut all = Vec::new();
+        for input in [&rows, &columns] {
+            for op in ops {
+                all.push(op(input).unwrap().to_f64_vec().unwrap().iter().map(|value| value.to_bits()).collect());
+            }
+        }
+        all
+    }
+    let tail = Tensor::<Candle>::from_vec(vec![-6.0], [1], &CandleDevice::cpu()).unwrap().gelu().unwrap();
+    let tail = tail.to_vec().unwrap()[0];
+    assert!((tail + 5.9e-9).abs() < 1e-10, "candle's GELU of -6 is {tail}, not -5.9e-9");
+    let values: Vec<f64> = (0..640).map(|i| (f64::from(i) - 320.0) / 29.0 + 0.001 * f64::from(i % 7)).collect();
+    for dtype in [DType::F32, DType::F64] {
+        let (ndarray, candle) =
+            (bits::<NdArray>(&values, dtype, &NdArrayDevice), bits::<Candle>(&values, dtype, &CandleDevice::cpu()));
+        for (index, (ndarray, candle)) in ndarray.iter().zip(&candle).enumerate() {
+            let differing = ndarray.iter().zip(candle).filter(|(a, b)| a != b).count();
+            let first = ndarray.iter().zip(candle).position(|(a, b)| a != b);
+            let first = first.map(|i| (i, f64::from_bits(ndarray[i]), f64::from_bits(candle[i])));
+            let layout = ["row-major", "strided"][index / 5];
+            assert_eq!(
+                differing,
+                0,
+                "{dtype}: op {} of the list, {layout}; first (index, ndarray, candle): {first:?}",
+                index % 5
+            );
+        }
+    }
+}
+
 #[test]
 fn seeded_random_numbers_are_identical_across_backends() {
     use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};

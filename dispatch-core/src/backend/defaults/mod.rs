@@ -19,6 +19,7 @@ pub use self::creation::*;
 pub use self::elementwise::*;
 pub use self::host::host_op;
 pub(crate) use self::host::{host_tensor_like, host_tensor_of};
+#[cfg(feature = "ndarray")]
 pub(crate) use self::host_values::split_at_axis;
 pub use self::index::*;
 pub use self::int_bool::*;

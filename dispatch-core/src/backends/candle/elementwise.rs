@@ -1,12 +1,14 @@
 //! Element-wise ops. Binary ops broadcast with numpy rules, which candle's `broadcast_*` ops follow too; we check
 //! devices and shapes first so that a mismatch is our typed error, not a candle string.
 
-use candle_core::Tensor;
+use candle_core::backend::BackendStorage;
+use candle_core::{CpuStorage, CustomOp1, DType, Layout, Tensor};
 
 use super::error::{OrBackend, dtype_of, float_dtype};
 use super::memory::{check_output, check_output_like};
 use super::operands::check_operands;
 use crate::error::Result;
+use crate::kernels::{Kernels, map_slice};
 use crate::shape::Shape;
 
 #[derive(Clone, Copy)]
@@ -65,6 +67,68 @@ pub(super) fn add_scalar(tensor: &Tensor, scalar: f64) -> Result<Tensor> {
 
 pub(super) fn mul_scalar(tensor: &Tensor, scalar: f64) -> Result<Tensor> {
     unary("mul_scalar", tensor, |t| t.affine(scalar_for(t, scalar), 0.0))
+}
+
+/// The element functions that candle's CPU kernels compute one scalar call at a time (its GELU in `f32`, where
+/// `1 + erf` cancels left of `-√2`). On a CPU tensor of `f32` or `f64` they run `crate::kernels` instead: the
+/// vectorised loops and the values of the ndarray backend. Other devices and dtypes keep candle's kernels.
+#[derive(Clone, Copy)]
+pub(super) enum CpuKernel {
+    Exp,
+    Erf,
+    Gelu,
+}
+
+impl CpuKernel {
+    /// The kernel of `tensor`'s elements: this module's on a CPU tensor of `f32` or `f64`, else candle's.
+    pub(super) fn apply(self, tensor: &Tensor) -> candle_core::Result<Tensor> {
+        let ours = tensor.device().is_cpu() && matches!(tensor.dtype(), DType::F32 | DType::F64);
+        match self {
+            // Contiguous first, as candle's own kernels would gather a strided tensor.
+            _ if ours => tensor.contiguous()?.apply_op1_no_bwd(&self),
+            Self::Exp => tensor.exp(),
+            Self::Erf => tensor.erf(),
+            Self::Gelu => tensor.gelu_erf(),
+        }
+    }
+
+    fn map_slice<T: Kernels>(self, inputs: &[T], outputs: &mut [T]) {
+        match self {
+            Self::Exp => map_slice(inputs, outputs, T::exp_of),
+            Self::Erf => map_slice(inputs, outputs, T::erf_of),
+            Self::Gelu => T::gelu_slice(inputs, outputs),
+        }
+    }
+
+    /// The kernel of the contiguous elements `layout` picks from `values`.
+    fn map_layout<T: Kernels + Default>(self, values: &[T], layout: &Layout) -> candle_core::Result<Vec<T>> {
+        let inputs = layout.contiguous_offsets().and_then(|(start, end)| values.get(start..end));
+        let inputs = inputs.ok_or_else(|| {
+            candle_core::Error::Msg(format!("{}: a strided or out-of-range layout reached the CPU kernel", self.name()))
+        })?;
+        let mut outputs = vec![T::default(); inputs.len()];
+        self.map_slice(inputs, &mut outputs);
+        Ok(outputs)
+    }
+}
+
+impl CustomOp1 for CpuKernel {
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Exp => "exp",
+            Self::Erf => "erf",
+            Self::Gelu => "gelu",
+        }
+    }
+
+    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
+        let outputs = match storage {
+            CpuStorage::F32(values) => CpuStorage::F32(self.map_layout(values, layout)?),
+            CpuStorage::F64(values) => CpuStorage::F64(self.map_layout(values, layout)?),
+            other => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
+        };
+        Ok((outputs, layout.shape().clone()))
+    }
 }
 
 /// `1 / (1 + exp(-x))`: candle-core has no sigmoid, and this is the expression the ndarray backend evaluates, so

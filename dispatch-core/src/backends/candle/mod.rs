@@ -23,7 +23,7 @@ use candle_core::Tensor;
 use candle_core::op::CmpOp;
 
 pub use self::device::CandleDevice;
-use self::elementwise::{BinaryOp, Extreme, binary, unary};
+use self::elementwise::{BinaryOp, CpuKernel, Extreme, binary, unary};
 use self::error::dtype_of;
 use self::int_bool::IntOp;
 use self::int_bool::Logic;
@@ -137,7 +137,7 @@ impl Backend for Candle {
     }
 
     fn exp(tensor: &Tensor) -> Result<Tensor> {
-        unary("exp", tensor, Tensor::exp)
+        unary("exp", tensor, |t| CpuKernel::Exp.apply(t))
     }
 
     fn log(tensor: &Tensor) -> Result<Tensor> {
@@ -173,11 +173,11 @@ impl Backend for Candle {
     }
 
     fn erf(tensor: &Tensor) -> Result<Tensor> {
-        unary("erf", tensor, Tensor::erf)
+        unary("erf", tensor, |t| CpuKernel::Erf.apply(t))
     }
 
     fn gelu(tensor: &Tensor) -> Result<Tensor> {
-        unary("gelu", tensor, Tensor::gelu_erf)
+        unary("gelu", tensor, |t| CpuKernel::Gelu.apply(t))
     }
 
     fn silu(tensor: &Tensor) -> Result<Tensor> {

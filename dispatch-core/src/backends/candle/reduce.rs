@@ -2,8 +2,8 @@
 
 use candle_core::{DType, Tensor};
 
-use super::elementwise::Extreme;
 use super::elementwise::scalar_for;
+use super::elementwise::{CpuKernel, Extreme};
 use super::error::{OrBackend, dtype_of, float_dtype};
 use super::index::gather;
 use super::indices::{constant, counting, float_constant};
@@ -67,7 +67,7 @@ fn sum_keepdim(tensor: &Tensor, axis: usize) -> candle_core::Result<Tensor> {
 /// `x - max - log(sum(exp(x - max)))`, the same order of operations as the ndarray backend.
 pub(super) fn log_softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
     let Some(shifted) = shifted_by_max("log_softmax", tensor, axis)? else { return Ok(tensor.clone()) };
-    let normalised = || shifted.broadcast_sub(&shifted.exp()?.sum_keepdim(axis)?.log()?);
+    let normalised = || shifted.broadcast_sub(&CpuKernel::Exp.apply(&shifted)?.sum_keepdim(axis)?.log()?);
     normalised().or_backend("log_softmax")
 }
 
@@ -75,7 +75,7 @@ pub(super) fn log_softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
 pub(super) fn softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
     let Some(shifted) = shifted_by_max("softmax", tensor, axis)? else { return Ok(tensor.clone()) };
     let normalised = || {
-        let exp = shifted.exp()?;
+        let exp = CpuKernel::Exp.apply(&shifted)?;
         exp.broadcast_div(&exp.sum_keepdim(axis)?)
     };
     normalised().or_backend("softmax")

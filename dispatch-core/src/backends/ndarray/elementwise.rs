@@ -6,11 +6,11 @@ use num_traits::Float;
 
 use super::broadcast::broadcast_pair;
 use super::buffers;
-use super::kernels::{Kernels, map_slice, zip_slices};
 use super::parallel::{Work, for_each_part, zip_for_each};
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, with_array, with_arrays};
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::kernels::{Kernels, map_slice, zip_slices};
 use crate::math;
 
 /// The array of `|$arg, ...| $body` over the zipped arrays' elements (references to them), which share one shape:

@@ -6,7 +6,6 @@ mod comparison;
 mod elementwise;
 mod index;
 mod int_bool;
-mod kernels;
 mod layout;
 mod matmul;
 mod parallel;
@@ -28,6 +27,7 @@ use crate::backends::BaseBackend;
 use crate::device::{BackendDevice, DeviceOf, ParseDeviceError};
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::kernels::Kernels;
 use crate::math;
 use crate::shape::Shape;
 use crate::transfers::{counted_read, counted_write};
@@ -169,7 +169,7 @@ impl Backend for NdArray {
     }
 
     fn exp(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary!(heavy "exp", tensor, <E as kernels::Kernels>::exp_of)
+        unary!(heavy "exp", tensor, <E as Kernels>::exp_of)
     }
 
     fn log(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
@@ -209,7 +209,7 @@ impl Backend for NdArray {
     }
 
     fn erf(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
-        unary!(heavy "erf", tensor, <E as kernels::Kernels>::erf_of)
+        unary!(heavy "erf", tensor, <E as Kernels>::erf_of)
     }
 
     fn gelu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {

@@ -5,9 +5,9 @@ use std::borrow::Cow;
 use ndarray::{ArcArrayD, ArrayD, ArrayViewD, IxDyn, NdFloat, ShapeError};
 
 use super::buffers::{self, Reused};
-use super::kernels::Kernels;
 use crate::dtype::DType;
 use crate::error::{Error, RankRule, Result};
+use crate::kernels::Kernels;
 use crate::memory;
 use crate::shape::Shape;
 

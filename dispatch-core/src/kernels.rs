@@ -1,6 +1,7 @@
 //! `exp`, `erf` and the GELU of `f32` elements, written without branches or calls so that a loop over a slice
 //! vectorises, and those loops compiled for AVX2 when the CPU has it. The scalar functions (musl's `erf` in `f64`,
-//! glibc's `expf`) are calls the compiler cannot vectorise, and took a fifth of the GPT step on this backend.
+//! glibc's `expf`) are calls the compiler cannot vectorise, and took a fifth of ndarray's GPT step. Both CPU backends
+//! run them: ndarray in its element-wise loops, candle for its CPU tensors (`backends/candle/elementwise.rs`).
 //!
 //! Each function computes in `f64` and rounds once to `f32`. It never multiplies and adds in one rounding (Rust does
 //! not contract `a * b + c`), so the AVX2 loop, the baseline loop and a single element all give the same bits, on
@@ -14,12 +15,15 @@
 //!   than the scalar `erf` gives;
 //! - GELU: within 0.7 ulp (0.66 measured). Left of `-√2`, where `1 + erf` cancels, it is `math::gelu` itself.
 
+// Candle calls only `map_slice`; the other loops are ndarray's.
+#![cfg_attr(not(feature = "ndarray"), allow(dead_code))]
+
 use std::f64::consts::{FRAC_1_SQRT_2, LN_2, LOG2_E};
 
 use crate::math;
 
 /// The element functions that `f32` computes with this module's kernels and `f64` with the scalar ones.
-pub(super) trait Kernels: Copy + Send + Sync {
+pub(crate) trait Kernels: Copy + Send + Sync {
     /// `e^x`, as the `exp` op computes it.
     fn exp_of(x: Self) -> Self;
     /// The error function, as the `erf` op computes it.
@@ -156,7 +160,7 @@ fn polynomial<const N: usize>(coefficients: &[f64; N], x: f64) -> f64 {
 }
 
 /// `f` of every input into the output of the same index (a shorter side ends it), vectorised.
-pub(super) fn map_slice<T: Copy>(inputs: &[T], outputs: &mut [T], f: impl Fn(T) -> T) {
+pub(crate) fn map_slice<T: Copy>(inputs: &[T], outputs: &mut [T], f: impl Fn(T) -> T) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, as checked just above.
@@ -166,7 +170,7 @@ pub(super) fn map_slice<T: Copy>(inputs: &[T], outputs: &mut [T], f: impl Fn(T) 
 }
 
 /// `f` of the inputs of each index into the output of that index (the shortest side ends it), vectorised.
-pub(super) fn zip_slices<T: Copy>(lhs: &[T], rhs: &[T], outputs: &mut [T], f: impl Fn(T, T) -> T) {
+pub(crate) fn zip_slices<T: Copy>(lhs: &[T], rhs: &[T], outputs: &mut [T], f: impl Fn(T, T) -> T) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, as checked just above.
@@ -176,7 +180,7 @@ pub(super) fn zip_slices<T: Copy>(lhs: &[T], rhs: &[T], outputs: &mut [T], f: im
 }
 
 /// Every value replaced by `f` of it, vectorised.
-pub(super) fn map_in_place<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
+pub(crate) fn map_in_place<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, as checked just above.
@@ -210,17 +214,17 @@ fn map_in_place_loop<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     #[target_feature(enable = "avx2")]
-    pub(super) fn map_slice<T: Copy>(inputs: &[T], outputs: &mut [T], f: impl Fn(T) -> T) {
+    pub(crate) fn map_slice<T: Copy>(inputs: &[T], outputs: &mut [T], f: impl Fn(T) -> T) {
         super::map_loop(inputs, outputs, f);
     }
 
     #[target_feature(enable = "avx2")]
-    pub(super) fn zip_slices<T: Copy>(lhs: &[T], rhs: &[T], outputs: &mut [T], f: impl Fn(T, T) -> T) {
+    pub(crate) fn zip_slices<T: Copy>(lhs: &[T], rhs: &[T], outputs: &mut [T], f: impl Fn(T, T) -> T) {
         super::zip_loop(lhs, rhs, outputs, f);
     }
 
     #[target_feature(enable = "avx2")]
-    pub(super) fn map_in_place<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
+    pub(crate) fn map_in_place<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
         super::map_in_place_loop(values, f);
     }
 }
