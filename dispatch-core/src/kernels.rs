@@ -20,6 +20,8 @@
 
 use std::f64::consts::{FRAC_1_SQRT_2, LN_2, LOG2_E};
 
+use num_traits::Float;
+
 use crate::math;
 
 /// The element functions that `f32` computes with this module's kernels and `f64` with the scalar ones.
@@ -73,6 +75,18 @@ impl Kernels for f64 {
     fn gelu_of(x: f64) -> f64 {
         math::gelu(x)
     }
+}
+
+/// `g` times the GELU's derivative at `x`, each step rounded by `round`; `constants` are `1/√2`, `1/2`, `-1/2` and
+/// `1/√(2π)` in the tensor's dtype. The steps and their order are `backend::defaults::gelu_backward`'s, so a kernel
+/// that rounds as its ops do gives the composition's values bit for bit.
+#[inline(always)]
+pub(crate) fn gelu_derivative<E: Kernels + Float>(x: E, g: E, constants: [E; 4], round: impl Fn(E) -> E) -> E {
+    let [to_erf, one_half, minus_half, density_at_0] = constants;
+    let erf = round(E::erf_of(round(x * to_erf)));
+    let cdf = round(round(erf + E::one()) * one_half);
+    let density = round(round(E::exp_of(round(round(x * x) * minus_half))) * density_at_0);
+    round(g * round(cdf + round(x * density)))
 }
 
 /// Below this input, `gelu_bulk`'s `1 + erf(x/√2)` cancels too far (its relative error passes 1e-8, a sixth of an

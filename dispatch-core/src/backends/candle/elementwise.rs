@@ -2,13 +2,15 @@
 //! devices and shapes first so that a mismatch is our typed error, not a candle string.
 
 use candle_core::backend::BackendStorage;
-use candle_core::{CpuStorage, CustomOp1, DType, Layout, Tensor};
+use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Layout, Tensor};
+use num_traits::Float;
 
 use super::error::{OrBackend, dtype_of, float_dtype};
 use super::memory::{check_output, check_output_like};
 use super::operands::check_operands;
 use crate::error::Result;
-use crate::kernels::{Kernels, map_slice};
+use crate::kernels::{Kernels, gelu_derivative, map_slice, zip_slices};
+use crate::math;
 use crate::shape::Shape;
 
 #[derive(Clone, Copy)]
@@ -102,10 +104,7 @@ impl CpuKernel {
 
     /// The kernel of the contiguous elements `layout` picks from `values`.
     fn map_layout<T: Kernels + Default>(self, values: &[T], layout: &Layout) -> candle_core::Result<Vec<T>> {
-        let inputs = layout.contiguous_offsets().and_then(|(start, end)| values.get(start..end));
-        let inputs = inputs.ok_or_else(|| {
-            candle_core::Error::Msg(format!("{}: a strided or out-of-range layout reached the CPU kernel", self.name()))
-        })?;
+        let inputs = contiguous_slice(self.name(), (values, layout))?;
         let mut outputs = vec![T::default(); inputs.len()];
         self.map_slice(inputs, &mut outputs);
         Ok(outputs)
@@ -126,6 +125,70 @@ impl CustomOp1 for CpuKernel {
             CpuStorage::F32(values) => CpuStorage::F32(self.map_layout(values, layout)?),
             CpuStorage::F64(values) => CpuStorage::F64(self.map_layout(values, layout)?),
             other => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
+        };
+        Ok((outputs, layout.shape().clone()))
+    }
+}
+
+/// The elements of a contiguous `layout` in `values`; an error for a strided layout or one past the storage, which the
+/// CPU kernels' callers never pass (they make their operands contiguous first).
+fn contiguous_slice<'a, T>(op: &str, (values, layout): (&'a [T], &Layout)) -> candle_core::Result<&'a [T]> {
+    let slice = layout.contiguous_offsets().and_then(|(start, end)| values.get(start..end));
+    slice.ok_or_else(|| {
+        candle_core::Error::Msg(format!("{op}: a strided or out-of-range layout reached the CPU kernel"))
+    })
+}
+
+/// `gelu_backward` in one pass on a CPU tensor of `f32` or `f64` with a gradient of its shape: the default's steps per
+/// element (`kernels::gelu_derivative`), the values of ndarray's kernel, without the default's ten intermediate
+/// tensors. `None` for other devices, dtypes and broadcast gradients, which take the composed default.
+pub(super) fn fused_gelu_backward(tensor: &Tensor, gradient: &Tensor) -> Result<Option<Tensor>> {
+    check_operands("gelu_backward", [tensor, gradient])?;
+    let fused = tensor.device().is_cpu()
+        && matches!(tensor.dtype(), DType::F32 | DType::F64)
+        && tensor.dims() == gradient.dims();
+    if !fused {
+        return Ok(None);
+    }
+    check_output_like("gelu_backward", tensor)?;
+    let fused = || tensor.contiguous()?.apply_op2_no_bwd(&gradient.contiguous()?, &GeluBackward);
+    fused().map(Some).or_backend("gelu_backward")
+}
+
+struct GeluBackward;
+
+impl GeluBackward {
+    fn zip<T: Kernels + Float>(values: (&[T], &Layout), gradients: (&[T], &Layout)) -> candle_core::Result<Vec<T>> {
+        let (x, g) = (contiguous_slice("gelu_backward", values)?, contiguous_slice("gelu_backward", gradients)?);
+        let constant = |value: f64| T::from(value).unwrap_or_else(T::nan);
+        let constants = [
+            constant(std::f64::consts::FRAC_1_SQRT_2),
+            constant(0.5),
+            constant(-0.5),
+            constant(math::NORMAL_DENSITY_AT_0),
+        ];
+        let mut outputs = vec![T::zero(); x.len().min(g.len())];
+        zip_slices(x, g, &mut outputs, |x, g| gelu_derivative(x, g, constants, |y| y));
+        Ok(outputs)
+    }
+}
+
+impl CustomOp2 for GeluBackward {
+    fn name(&self) -> &'static str {
+        "gelu_backward"
+    }
+
+    fn cpu_fwd(
+        &self,
+        values: &CpuStorage,
+        layout: &Layout,
+        gradients: &CpuStorage,
+        gradient_layout: &Layout,
+    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
+        let outputs = match (values, gradients) {
+            (CpuStorage::F32(x), CpuStorage::F32(g)) => CpuStorage::F32(Self::zip((x, layout), (g, gradient_layout))?),
+            (CpuStorage::F64(x), CpuStorage::F64(g)) => CpuStorage::F64(Self::zip((x, layout), (g, gradient_layout))?),
+            (other, _) => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
         };
         Ok((outputs, layout.shape().clone()))
     }

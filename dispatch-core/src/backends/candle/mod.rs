@@ -28,6 +28,7 @@ use self::error::dtype_of;
 use self::int_bool::IntOp;
 use self::int_bool::Logic;
 use self::layout::shape_of;
+use crate::backend::defaults;
 use crate::backend::{Backend, Conv1dOptions, Conv2dOptions, Window2d};
 use crate::backends::BaseBackend;
 use crate::dtype::DType;
@@ -178,6 +179,13 @@ impl Backend for Candle {
 
     fn gelu(tensor: &Tensor) -> Result<Tensor> {
         unary("gelu", tensor, |t| CpuKernel::Gelu.apply(t))
+    }
+
+    fn gelu_backward(tensor: &Tensor, gradient: &Tensor) -> Result<Tensor> {
+        match elementwise::fused_gelu_backward(tensor, gradient)? {
+            Some(fused) => Ok(fused),
+            None => defaults::gelu_backward::<Self>(tensor, gradient),
+        }
     }
 
     fn silu(tensor: &Tensor) -> Result<Tensor> {

@@ -10,7 +10,7 @@ use super::parallel::{Work, for_each_part, zip_for_each};
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, with_array, with_arrays};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::kernels::{Kernels, map_slice, zip_slices};
+use crate::kernels::{Kernels, gelu_derivative, map_slice, zip_slices};
 use crate::math;
 
 /// The array of `|$arg, ...| $body` over the zipped arrays' elements (references to them), which share one shape:
@@ -236,15 +236,4 @@ fn gelu_backward_of<E: Element>(tensor: &NdArrayTensor, x: &ArcArrayD<E>, g: &Ar
         // F32 and F64 round nothing, and a rounding call per step would keep the loop from vectorising.
         zip_arrays::<E>("gelu_backward", dtype, x, g, Work::Heavy, move |x, g| gelu_derivative(x, g, constants, |y| y))
     }
-}
-
-/// `g` times the GELU's derivative at `x`, each step rounded by `round`; `constants` are `1/√2`, `1/2`, `-1/2` and
-/// `1/√(2π)` in the tensor's dtype.
-#[inline(always)]
-fn gelu_derivative<E: Element>(x: E, g: E, constants: [E; 4], round: impl Fn(E) -> E) -> E {
-    let [to_erf, one_half, minus_half, density_at_0] = constants;
-    let erf = round(E::erf_of(round(x * to_erf)));
-    let cdf = round(round(erf + E::one()) * one_half);
-    let density = round(round(E::exp_of(round(round(x * x) * minus_half))) * density_at_0);
-    round(g * round(cdf + round(x * density)))
 }
