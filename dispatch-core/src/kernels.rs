@@ -77,8 +77,14 @@ impl Kernels for f64 {
     }
 }
 
-/// `g` times the GELU's derivative at `x`, each step rounded by `round`; `constants` are `1/√2`, `1/2`, `-1/2` and
-/// `1/√(2π)` in the tensor's dtype. The steps and their order are `backend::defaults::gelu_backward`'s, so a kernel
+/// The constants `gelu_derivative` takes, `1/√2`, `1/2`, `-1/2` and `1/√(2π)`, each as `scalar` puts an `f64` in the
+/// tensor's dtype.
+pub(crate) fn gelu_derivative_constants<E>(scalar: impl Fn(f64) -> E) -> [E; 4] {
+    [std::f64::consts::FRAC_1_SQRT_2, 0.5, -0.5, math::NORMAL_DENSITY_AT_0].map(scalar)
+}
+
+/// `g` times the GELU's derivative at `x`, each step rounded by `round`; `constants` are `gelu_derivative_constants`
+/// in the tensor's dtype. The steps and their order are `backend::defaults::gelu_backward`'s, so a kernel
 /// that rounds as its ops do gives the composition's values bit for bit.
 #[inline(always)]
 pub(crate) fn gelu_derivative<E: Kernels + Float>(x: E, g: E, constants: [E; 4], round: impl Fn(E) -> E) -> E {

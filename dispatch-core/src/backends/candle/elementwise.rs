@@ -9,8 +9,7 @@ use super::error::{OrBackend, dtype_of, float_dtype};
 use super::memory::{check_output, check_output_like};
 use super::operands::check_operands;
 use crate::error::Result;
-use crate::kernels::{Kernels, gelu_derivative, map_slice, zip_slices};
-use crate::math;
+use crate::kernels::{Kernels, gelu_derivative, gelu_derivative_constants, map_slice, zip_slices};
 use crate::shape::Shape;
 
 #[derive(Clone, Copy)]
@@ -84,10 +83,9 @@ pub(super) enum CpuKernel {
 impl CpuKernel {
     /// The kernel of `tensor`'s elements: this module's on a CPU tensor of `f32` or `f64`, else candle's.
     pub(super) fn apply(self, tensor: &Tensor) -> candle_core::Result<Tensor> {
-        let ours = tensor.device().is_cpu() && matches!(tensor.dtype(), DType::F32 | DType::F64);
         match self {
             // Contiguous first, as candle's own kernels would gather a strided tensor.
-            _ if ours => tensor.contiguous()?.apply_op1_no_bwd(&self),
+            _ if runs_cpu_kernels(tensor) => tensor.contiguous()?.apply_op1_no_bwd(&self),
             Self::Exp => tensor.exp(),
             Self::Erf => tensor.erf(),
             Self::Gelu => tensor.gelu_erf(),
@@ -130,6 +128,11 @@ impl CustomOp1 for CpuKernel {
     }
 }
 
+/// Whether `tensor`'s elements go through `crate::kernels` (a CPU tensor of `f32` or `f64`) rather than candle's own.
+fn runs_cpu_kernels(tensor: &Tensor) -> bool {
+    tensor.device().is_cpu() && matches!(tensor.dtype(), DType::F32 | DType::F64)
+}
+
 /// The elements of a contiguous `layout` in `values`; an error for a strided layout or one past the storage, which the
 /// CPU kernels' callers never pass (they make their operands contiguous first).
 fn contiguous_slice<'a, T>(op: &str, (values, layout): (&'a [T], &Layout)) -> candle_core::Result<&'a [T]> {
@@ -144,10 +147,7 @@ fn contiguous_slice<'a, T>(op: &str, (values, layout): (&'a [T], &Layout)) -> ca
 /// tensors. `None` for other devices, dtypes and broadcast gradients, which take the composed default.
 pub(super) fn fused_gelu_backward(tensor: &Tensor, gradient: &Tensor) -> Result<Option<Tensor>> {
     check_operands("gelu_backward", [tensor, gradient])?;
-    let fused = tensor.device().is_cpu()
-        && matches!(tensor.dtype(), DType::F32 | DType::F64)
-        && tensor.dims() == gradient.dims();
-    if !fused {
+    if !runs_cpu_kernels(tensor) || tensor.dims() != gradient.dims() {
         return Ok(None);
     }
     check_output_like("gelu_backward", tensor)?;
@@ -160,13 +160,7 @@ struct GeluBackward;
 impl GeluBackward {
     fn zip<T: Kernels + Float>(values: (&[T], &Layout), gradients: (&[T], &Layout)) -> candle_core::Result<Vec<T>> {
         let (x, g) = (contiguous_slice("gelu_backward", values)?, contiguous_slice("gelu_backward", gradients)?);
-        let constant = |value: f64| T::from(value).unwrap_or_else(T::nan);
-        let constants = [
-            constant(std::f64::consts::FRAC_1_SQRT_2),
-            constant(0.5),
-            constant(-0.5),
-            constant(math::NORMAL_DENSITY_AT_0),
-        ];
+        let constants = gelu_derivative_constants(|value| T::from(value).unwrap_or_else(T::nan));
         let mut outputs = vec![T::zero(); x.len().min(g.len())];
         zip_slices(x, g, &mut outputs, |x, g| gelu_derivative(x, g, constants, |y| y));
         Ok(outputs)

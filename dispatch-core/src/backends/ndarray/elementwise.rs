@@ -10,8 +10,7 @@ use super::parallel::{Work, for_each_part, zip_for_each};
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, with_array, with_arrays};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::kernels::{Kernels, gelu_derivative, map_slice, zip_slices};
-use crate::math;
+use crate::kernels::{Kernels, gelu_derivative, gelu_derivative_constants, map_slice, zip_slices};
 
 /// The array of `|$arg, ...| $body` over the zipped arrays' elements (references to them), which share one shape:
 /// across threads when large (`$work`), and `Err` only if the output's shape is refused. A large output with a
@@ -227,9 +226,7 @@ pub(super) fn gelu_backward(tensor: &NdArrayTensor, gradient: &NdArrayTensor) ->
 fn gelu_backward_of<E: Element>(tensor: &NdArrayTensor, x: &ArcArrayD<E>, g: &ArcArrayD<E>) -> Result<NdArrayTensor> {
     let dtype = tensor.dtype();
     let round = move |value: E| E::of_f64(dtype.round(value.to_f64().unwrap_or(f64::NAN)));
-    let scalar = |value: f64| E::of_f64(tensor.scalar(value));
-    let to_erf = scalar(std::f64::consts::FRAC_1_SQRT_2);
-    let constants = [to_erf, scalar(0.5), scalar(-0.5), scalar(math::NORMAL_DENSITY_AT_0)];
+    let constants = gelu_derivative_constants(|value| E::of_f64(tensor.scalar(value)));
     if matches!(dtype, DType::F16 | DType::BF16) {
         zip_arrays::<E>("gelu_backward", dtype, x, g, Work::Heavy, move |x, g| gelu_derivative(x, g, constants, round))
     } else {
