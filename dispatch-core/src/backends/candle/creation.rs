@@ -6,7 +6,7 @@ use candle_core::Tensor;
 use super::device::CandleDevice;
 use super::error::{OrBackend, candle_dtype, float_dtype};
 use super::layout::shape_of;
-use super::memory::{check_output, filled, from_f64_values};
+use super::memory::{check_output, empty_output, filled, from_f64_values};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::shape::Shape;
@@ -44,6 +44,9 @@ pub(super) fn to_f64_vec(tensor: &Tensor) -> Result<Vec<f64>> {
 pub(super) fn cast(tensor: &Tensor, dtype: DType) -> Result<Tensor> {
     let target = candle_dtype(dtype);
     check_output("cast", tensor.device(), tensor.elem_count(), target)?;
+    if let Some(empty) = empty_output("cast", &shape_of(tensor), target, tensor.device())? {
+        return Ok(empty);
+    }
     if float_dtype("cast", tensor)? == DType::F64 && matches!(dtype, DType::F16 | DType::BF16) {
         // Two copies: the values down, and up again once rounded.
         let values = counted_read(host_values("cast", tensor, candle_core::DType::F64))?;
@@ -73,5 +76,9 @@ pub(super) fn host_values<T: candle_core::WithDType>(
 ) -> Result<Vec<T>> {
     // The values land in host memory, wherever the tensor lives.
     check_output(op, &candle_core::Device::Cpu, tensor.elem_count(), dtype)?;
+    if tensor.elem_count() == 0 {
+        // No kernel for no elements (see `empty_output`).
+        return Ok(Vec::new());
+    }
     tensor.flatten_all().and_then(|flat| flat.to_dtype(dtype)).and_then(|flat| flat.to_vec1()).or_backend(op)
 }

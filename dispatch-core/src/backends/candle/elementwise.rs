@@ -6,7 +6,7 @@ use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Layout, Tensor};
 use num_traits::Float;
 
 use super::error::{OrBackend, dtype_of, float_dtype};
-use super::memory::{check_output, check_output_like};
+use super::memory::{check_output, check_output_like, empty_like, empty_output};
 use super::operands::check_operands;
 use crate::error::Result;
 use crate::kernels::{Kernels, gelu_derivative, gelu_derivative_constants, map_slice, zip_slices};
@@ -53,6 +53,9 @@ pub(super) fn unary(
 ) -> Result<Tensor> {
     float_dtype(op, tensor)?;
     check_output_like(op, tensor)?;
+    if let Some(empty) = empty_like(op, tensor)? {
+        return Ok(empty);
+    }
     f(tensor).or_backend(op)
 }
 
@@ -212,6 +215,9 @@ pub(super) fn extreme(op: &'static str, which: Extreme, lhs: &Tensor, rhs: &Tens
     check_operands(op, [lhs, rhs])?;
     let shape = Shape::broadcast(op, &Shape::new(lhs.dims()), &Shape::new(rhs.dims()))?;
     check_output(op, lhs.device(), shape.num_elements(), lhs.dtype())?;
+    if let Some(empty) = empty_output(op, &shape, lhs.dtype(), lhs.device())? {
+        return Ok(empty);
+    }
     let picked = || {
         let (lhs, rhs) = (lhs.broadcast_as(shape.dims())?, rhs.broadcast_as(shape.dims())?);
         let keeps_lhs = match which {

@@ -8,7 +8,7 @@ use candle_core::{DType as CandleDType, Tensor};
 use super::error::{OrBackend, candle_dtype, dtype_of, float_dtype};
 use super::indices::{check_in_range, counting};
 use super::layout::shape_of;
-use super::memory::{check_output, check_output_like, filled};
+use super::memory::{check_output, check_output_like, empty_like, filled};
 use super::operands::{check_kind, check_operands, check_same_device};
 use crate::dtype::DType;
 use crate::error::{Error, RankRule, Result};
@@ -66,7 +66,10 @@ pub(super) fn select_add(tensor: &Tensor, axis: usize, indices: &Tensor, source:
         return Err(Error::shape_mismatch(op, &shape, &source_shape));
     }
     check_output_like(op, tensor)?;
-    if tensor.elem_count() == 0 || source.elem_count() == 0 {
+    if let Some(empty) = empty_like(op, tensor)? {
+        return Ok(empty);
+    }
+    if source.elem_count() == 0 {
         // Nothing to add; a fresh copy, as the kernel would give.
         return tensor.copy().or_backend(op);
     }
@@ -108,7 +111,10 @@ pub(super) fn scatter_add(tensor: &Tensor, axis: usize, indices: &Tensor, source
         return Err(Error::shape_mismatch(op, &index_shape, &source_shape));
     }
     check_output_like(op, tensor)?;
-    if tensor.elem_count() == 0 || source.elem_count() == 0 {
+    if let Some(empty) = empty_like(op, tensor)? {
+        return Ok(empty);
+    }
+    if source.elem_count() == 0 {
         return tensor.copy().or_backend(op);
     }
     tensor.scatter_add(&row_major(op, indices)?, &row_major(op, source)?, axis).or_backend(op)

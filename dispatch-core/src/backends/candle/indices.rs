@@ -105,6 +105,10 @@ pub(super) fn first_refused_in_place<const N: usize>(
 /// row-major order, as the host default names it.
 pub(super) fn check_in_range(op: &'static str, indices: &Tensor, len: usize) -> Result<()> {
     check_output(op, indices.device(), indices.elem_count(), DType::U8)?;
+    if indices.elem_count() == 0 {
+        // None to check, and no kernel for no elements (see `memory::empty_output`).
+        return Ok(());
+    }
     // An axis longer than `i64::MAX` holds every index.
     let Ok(end) = i64::try_from(len) else { return Ok(()) };
     if let Some(outside) = first_refused_in_place([indices], |[index]| index < 0 || index >= end) {

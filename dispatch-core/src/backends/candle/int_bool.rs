@@ -14,7 +14,7 @@ use super::device::CandleDevice;
 use super::error::{OrBackend, candle_dtype};
 use super::indices::{constant, counting};
 use super::layout::shape_of;
-use super::memory::{check_output, check_output_like};
+use super::memory::{check_output, check_output_like, empty_like, empty_output};
 use super::operands::check_kind;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -30,6 +30,9 @@ pub(super) fn int_from_vec(data: Vec<i64>, shape: Shape, device: &CandleDevice) 
 
 pub(super) fn int_to_vec(tensor: &Tensor) -> Result<Vec<i64>> {
     check_output("int_to_vec", &candle_core::Device::Cpu, tensor.elem_count(), tensor.dtype())?;
+    if tensor.elem_count() == 0 {
+        return Ok(Vec::new());
+    }
     counted_read(tensor.flatten_all().and_then(|flat| flat.to_vec1()).or_backend("int_to_vec"))
 }
 
@@ -43,6 +46,9 @@ pub(super) fn bool_from_vec(data: Vec<bool>, shape: Shape, device: &CandleDevice
 
 pub(super) fn bool_to_vec(tensor: &Tensor) -> Result<Vec<bool>> {
     check_output("bool_to_vec", &candle_core::Device::Cpu, tensor.elem_count(), tensor.dtype())?;
+    if tensor.elem_count() == 0 {
+        return Ok(Vec::new());
+    }
     let bytes: Vec<u8> = counted_read(tensor.flatten_all().and_then(|flat| flat.to_vec1()).or_backend("bool_to_vec"))?;
     Ok(bytes.into_iter().map(|byte| byte != 0).collect())
 }
@@ -65,6 +71,9 @@ pub(super) fn arange(start: i64, end: i64, device: &CandleDevice) -> Result<Tens
 pub(super) fn int_reshape(tensor: &Tensor, shape: &Shape) -> Result<Tensor> {
     check_kind("int_reshape", CandleDType::I64, [tensor])?;
     shape_of(tensor).check_reshape(shape)?;
+    if let Some(empty) = empty_output("int_reshape", shape, tensor.dtype(), tensor.device())? {
+        return Ok(empty);
+    }
     if !tensor.is_contiguous() {
         check_output_like("int_reshape", tensor)?;
     }
@@ -78,6 +87,9 @@ pub(super) fn int_to_float(tensor: &Tensor, dtype: DType) -> Result<Tensor> {
     let op = "int_to_float";
     check_kind(op, CandleDType::I64, [tensor])?;
     check_output(op, tensor.device(), tensor.elem_count(), candle_dtype(dtype))?;
+    if let Some(empty) = empty_output(op, &shape_of(tensor), candle_dtype(dtype), tensor.device())? {
+        return Ok(empty);
+    }
     let converted = match dtype {
         DType::F32 | DType::F64 => tensor.to_dtype(candle_dtype(dtype)),
         DType::F16 => to_f16(tensor),
@@ -116,12 +128,18 @@ fn to_bf16(tensor: &Tensor) -> candle_core::Result<Tensor> {
 /// 0 and 1 are exact in every dtype, so candle's own conversion of its `U8` tensor serves.
 pub(super) fn bool_to_float(tensor: &Tensor, dtype: DType) -> Result<Tensor> {
     check_output("bool_to_float", tensor.device(), tensor.elem_count(), candle_dtype(dtype))?;
+    if let Some(empty) = empty_output("bool_to_float", &shape_of(tensor), candle_dtype(dtype), tensor.device())? {
+        return Ok(empty);
+    }
     tensor.to_dtype(candle_dtype(dtype)).or_backend("bool_to_float")
 }
 
 pub(super) fn bool_to_int(tensor: &Tensor) -> Result<Tensor> {
     check_kind("bool_to_int", CandleDType::U8, [tensor])?;
     check_output("bool_to_int", tensor.device(), tensor.elem_count(), CandleDType::I64)?;
+    if let Some(empty) = empty_output("bool_to_int", &shape_of(tensor), CandleDType::I64, tensor.device())? {
+        return Ok(empty);
+    }
     tensor.to_dtype(CandleDType::I64).or_backend("bool_to_int")
 }
 
@@ -140,6 +158,9 @@ pub(super) fn bool_logic(logic: Logic, lhs: &Tensor, rhs: &Tensor) -> Result<Ten
     check_kind(op, CandleDType::U8, [lhs, rhs])?;
     let shape = Shape::broadcast(op, &shape_of(lhs), &shape_of(rhs))?;
     check_output(op, lhs.device(), shape.num_elements(), CandleDType::U8)?;
+    if let Some(empty) = empty_output(op, &shape, CandleDType::U8, lhs.device())? {
+        return Ok(empty);
+    }
     match logic {
         Logic::And => lhs.broadcast_minimum(rhs),
         Logic::Or => lhs.broadcast_maximum(rhs),
@@ -150,6 +171,9 @@ pub(super) fn bool_logic(logic: Logic, lhs: &Tensor, rhs: &Tensor) -> Result<Ten
 pub(super) fn bool_not(tensor: &Tensor) -> Result<Tensor> {
     check_kind("bool_not", CandleDType::U8, [tensor])?;
     check_output_like("bool_not", tensor)?;
+    if let Some(empty) = empty_like("bool_not", tensor)? {
+        return Ok(empty);
+    }
     constant(0u8, tensor.device()).and_then(|zero| tensor.broadcast_eq(&zero)).or_backend("bool_not")
 }
 

@@ -5,7 +5,7 @@ use candle_core::Tensor;
 
 use super::error::{OrBackend, dtype_of, float_dtype};
 use super::indices::{constant, counting};
-use super::memory::{check_output, check_output_like, filled};
+use super::memory::{check_output, check_output_like, empty_output, filled};
 use super::operands::check_operands;
 use crate::error::Result;
 use crate::shape::Shape;
@@ -23,6 +23,9 @@ pub(super) fn swap_dims(tensor: &Tensor, dim0: usize, dim1: usize) -> Result<Ten
 pub(super) fn reshape(tensor: &Tensor, shape: &Shape) -> Result<Tensor> {
     float_dtype("reshape", tensor)?;
     shape_of(tensor).check_reshape(shape)?;
+    if let Some(empty) = empty_output("reshape", shape, tensor.dtype(), tensor.device())? {
+        return Ok(empty);
+    }
     if !tensor.is_contiguous() {
         // candle copies a strided tensor into row-major order first.
         check_output_like("reshape", tensor)?;
@@ -46,10 +49,15 @@ pub(super) fn cat(tensors: &[Tensor], axis: usize) -> Result<Tensor> {
     check_operands("cat", tensors)?;
     let shapes: Vec<Shape> = tensors.iter().map(shape_of).collect();
     let shape = Shape::concat(&shapes, axis)?;
-    if let Some(first) = tensors.first() {
-        check_output("cat", first.device(), shape.num_elements(), first.dtype())?;
+    // `Shape::concat` refuses an empty list.
+    let Some(first) = tensors.first() else { return Tensor::cat(tensors, axis).or_backend("cat") };
+    check_output("cat", first.device(), shape.num_elements(), first.dtype())?;
+    if let Some(empty) = empty_output("cat", &shape, first.dtype(), first.device())? {
+        return Ok(empty);
     }
-    Tensor::cat(tensors, axis).or_backend("cat")
+    // An empty operand adds nothing, and candle would copy it with a kernel over no elements (see `empty_output`).
+    let nonempty: Vec<&Tensor> = tensors.iter().filter(|tensor| tensor.elem_count() > 0).collect();
+    Tensor::cat(&nonempty, axis).or_backend("cat")
 }
 
 pub(super) fn permute(tensor: &Tensor, axes: Vec<usize>) -> Result<Tensor> {

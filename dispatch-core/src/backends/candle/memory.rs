@@ -25,9 +25,34 @@ pub(super) fn check_output_like(op: &'static str, tensor: &Tensor) -> Result<()>
     check_output(op, tensor.device(), tensor.elem_count(), tensor.dtype())
 }
 
+/// A tensor of `shape` with no element, of `dtype` on `device`, when `shape` holds none; `None` when there are
+/// elements to compute. candle's CUDA kernels refuse a launch over no elements (`CUDA_ERROR_INVALID_VALUE`) and
+/// most of candle's ops launch one all the same, so an op whose output is empty answers with this before candle
+/// runs: zeros of no elements, which allocate nothing and launch no kernel.
+pub(super) fn empty_output(
+    op: &'static str,
+    shape: &Shape,
+    dtype: candle_core::DType,
+    device: &Device,
+) -> Result<Option<Tensor>> {
+    if shape.num_elements() > 0 {
+        return Ok(None);
+    }
+    Tensor::zeros(shape.dims(), dtype, device).map(Some).or_backend(op)
+}
+
+/// `empty_output` of `tensor`'s shape, dtype and device: the output of an op that keeps all three, when `tensor` is
+/// empty.
+pub(super) fn empty_like(op: &'static str, tensor: &Tensor) -> Result<Option<Tensor>> {
+    empty_output(op, &Shape::new(tensor.dims()), tensor.dtype(), tensor.device())
+}
+
 /// A tensor of `dtype` and `shape` filled with `value` (rounded to `dtype`): on the CPU from a buffer allocated
 /// fallibly, elsewhere by candle.
 pub(super) fn filled(op: &'static str, shape: &Shape, value: f64, dtype: DType, device: &Device) -> Result<Tensor> {
+    if let Some(empty) = empty_output(op, shape, candle_dtype(dtype), device)? {
+        return Ok(empty);
+    }
     if !device.is_cpu() {
         return Tensor::full(value, shape.dims(), device)
             .and_then(|full| full.to_dtype(candle_dtype(dtype)))

@@ -8,7 +8,7 @@ use super::error::{OrBackend, dtype_of, float_dtype};
 use super::index::gather;
 use super::indices::{constant, counting, float_constant};
 use super::layout::shape_of;
-use super::memory::{check_output, check_output_like, filled};
+use super::memory::{check_output, check_output_like, empty_like, filled};
 use super::operands::check_same_device;
 use crate::backend::defaults::{EMPTY_AXIS, as_cross_entropy_error, cross_entropy_rows, layer_norm_axis};
 use crate::error::{Error, Result};
@@ -16,6 +16,10 @@ use crate::shape::Shape;
 
 pub(super) fn sum(tensor: &Tensor) -> Result<Tensor> {
     float_dtype("sum", tensor)?;
+    if tensor.elem_count() == 0 {
+        // The sum of no elements, without candle's kernel over none (see `empty_output`).
+        return filled("sum", &Shape::new([1]), 0.0, dtype_of(tensor), tensor.device());
+    }
     tensor.sum_all().and_then(|sum| sum.reshape(1)).or_backend("sum")
 }
 
@@ -48,6 +52,12 @@ pub(super) fn mean_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
 /// it lies.)
 fn sum_keepdim(tensor: &Tensor, axis: usize) -> candle_core::Result<Tensor> {
     let (rank, dims) = (tensor.rank(), tensor.dims());
+    if tensor.elem_count() == 0 {
+        // Sums of empty lanes, or no lanes: zeros, without candle's kernel (see `empty_output`).
+        let mut kept = dims.to_vec();
+        kept[axis] = 1;
+        return Tensor::zeros(kept, tensor.dtype(), tensor.device());
+    }
     if axis + 1 >= rank || dims[axis] == 1 || !tensor.device().is_cpu() {
         return tensor.sum_keepdim(axis);
     }
@@ -123,6 +133,9 @@ pub(super) fn layer_norm(tensor: &Tensor, gamma: &Tensor, beta: &Tensor, eps: f6
     // The working copy and the output.
     check_output(op, tensor.device(), tensor.elem_count(), exact)?;
     check_output_like(op, tensor)?;
+    if let Some(empty) = empty_like(op, tensor)? {
+        return Ok(empty);
+    }
     let eps = scalar_for(tensor, eps);
     let normalised = || {
         let x = tensor.to_dtype(exact)?;
@@ -135,19 +148,11 @@ pub(super) fn layer_norm(tensor: &Tensor, gamma: &Tensor, beta: &Tensor, eps: f6
 }
 
 pub(super) fn argmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
-    float_dtype("argmax", tensor)?;
-    let shape = shape_of(tensor);
-    shape.check_axis("argmax", axis)?;
-    if shape.dims()[axis] == 0 {
-        return Err(Error::unexpected_shape("argmax", EMPTY_AXIS, &shape));
-    }
-    check_reduced_output("argmax", tensor, axis, DType::I64)?;
-    if tensor.elem_count() == 0 {
-        // Another axis is empty, so the result is empty too; candle refuses to reduce an empty tensor.
-        let dims = shape.with_dim("argmax", axis, 1)?;
-        return Tensor::zeros(dims.dims(), DType::I64, tensor.device()).or_backend("argmax");
-    }
-    tensor.argmax_keepdim(axis).and_then(|indices| indices.to_dtype(DType::I64)).or_backend("argmax")
+    first_extreme_position("argmax", Extreme::Max, tensor, axis)
+}
+
+pub(super) fn argmin(tensor: &Tensor, axis: usize) -> Result<Tensor> {
+    first_extreme_position("argmin", Extreme::Min, tensor, axis)
 }
 
 /// The largest or smallest entry of each lane, NaN where the lane holds NaN (which candle's reductions skip or
@@ -181,11 +186,11 @@ fn picked_lanes(op: &'static str, tensor: &Tensor, axis: usize, dtype: DType) ->
     shape.with_dim(op, axis, 1)
 }
 
-/// The first smallest entry of each lane, NaN skipped: NaN replaced by `+inf` for the lane's minimum, then the
-/// smallest position holding it (a lane of NaN alone has none, and gives 0, as on the host). Positions are compared
-/// rather than read from candle's `argmin`, whose CUDA kernel need not pick the first of equal entries.
-pub(super) fn argmin(tensor: &Tensor, axis: usize) -> Result<Tensor> {
-    let op = "argmin";
+/// The first largest (`Max`) or smallest (`Min`) entry of each lane, NaN skipped: NaN replaced by `-inf` (`+inf`)
+/// for the lane's extreme, then the smallest position holding it (a lane of NaN alone has none, and gives 0, as on
+/// the host). Positions are compared rather than read from candle's `argmax` and `argmin`, whose CUDA kernels need
+/// not pick the first of equal entries.
+fn first_extreme_position(op: &'static str, which: Extreme, tensor: &Tensor, axis: usize) -> Result<Tensor> {
     let output = picked_lanes(op, tensor, axis, DType::I64)?;
     if tensor.elem_count() == 0 {
         return Tensor::zeros(output.dims(), DType::I64, tensor.device()).or_backend(op);
@@ -196,14 +201,22 @@ pub(super) fn argmin(tensor: &Tensor, axis: usize) -> Result<Tensor> {
     let positions = counting(op, len, tensor.device())?;
     let first = || {
         let is_nan = tensor.ne(tensor)?;
-        let infinity = float_constant(f64::INFINITY, tensor)?.broadcast_as(tensor.dims())?;
-        let smallest = is_nan.where_cond(&infinity, tensor)?.min_keepdim(axis)?;
+        let never_picked = match which {
+            Extreme::Max => f64::NEG_INFINITY,
+            Extreme::Min => f64::INFINITY,
+        };
+        let never_picked = float_constant(never_picked, tensor)?.broadcast_as(tensor.dims())?;
+        let skipping_nan = is_nan.where_cond(&never_picked, tensor)?;
+        let extreme = match which {
+            Extreme::Max => skipping_nan.max_keepdim(axis)?,
+            Extreme::Min => skipping_nan.min_keepdim(axis)?,
+        };
         let mut along = vec![1; tensor.rank()];
         along[axis] = len;
         // `len` fits in `i64`: `counting` made `len` values.
         let beyond = constant(len as i64, tensor.device())?.broadcast_as(tensor.dims())?;
         let positions = positions.reshape(along)?.broadcast_as(tensor.dims())?;
-        let first = tensor.broadcast_eq(&smallest)?.where_cond(&positions, &beyond)?.min_keepdim(axis)?;
+        let first = tensor.broadcast_eq(&extreme)?.where_cond(&positions, &beyond)?.min_keepdim(axis)?;
         let none = first.broadcast_eq(&constant(len as i64, tensor.device())?)?;
         none.where_cond(&Tensor::zeros(output.dims(), DType::I64, tensor.device())?, &first)
     };

@@ -9,7 +9,7 @@ use crate::backend::defaults::int_division_error;
 use crate::backends::candle::error::OrBackend;
 use crate::backends::candle::indices::{any_set, constant, first_refused_in_place, first_set, read_value};
 use crate::backends::candle::layout::shape_of;
-use crate::backends::candle::memory::{check_output, check_output_like};
+use crate::backends::candle::memory::{check_output, check_output_like, empty_like, empty_output};
 use crate::backends::candle::operands::check_kind;
 use crate::error::Result;
 use crate::shape::Shape;
@@ -22,12 +22,19 @@ pub(in crate::backends::candle) enum IntOp {
     Mul,
 }
 
-/// Checks two int operands and the room for their broadcast output of `dtype`, whose shape it returns.
-fn broadcast_operands(op: &'static str, lhs: &Tensor, rhs: &Tensor, dtype: CandleDType) -> Result<Shape> {
+/// Checks two int operands and the room for their broadcast output of `dtype`: that output's shape, and the output
+/// itself when it is empty (see `empty_output`).
+fn broadcast_operands(
+    op: &'static str,
+    lhs: &Tensor,
+    rhs: &Tensor,
+    dtype: CandleDType,
+) -> Result<(Shape, Option<Tensor>)> {
     check_kind(op, CandleDType::I64, [lhs, rhs])?;
     let shape = Shape::broadcast(op, &shape_of(lhs), &shape_of(rhs))?;
     check_output(op, lhs.device(), shape.num_elements(), dtype)?;
-    Ok(shape)
+    let empty = empty_output(op, &shape, dtype, lhs.device())?;
+    Ok((shape, empty))
 }
 
 pub(in crate::backends::candle) fn int_arithmetic(op: IntOp, lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
@@ -36,7 +43,9 @@ pub(in crate::backends::candle) fn int_arithmetic(op: IntOp, lhs: &Tensor, rhs: 
         IntOp::Sub => "int_sub",
         IntOp::Mul => "int_mul",
     };
-    broadcast_operands(name, lhs, rhs, CandleDType::I64)?;
+    if let (_, Some(empty)) = broadcast_operands(name, lhs, rhs, CandleDType::I64)? {
+        return Ok(empty);
+    }
     match op {
         IntOp::Add => wrapping::add(lhs, rhs),
         IntOp::Sub => wrapping::sub(lhs, rhs),
@@ -62,6 +71,9 @@ fn with_scalar(
 ) -> Result<Tensor> {
     check_kind(op, CandleDType::I64, [tensor])?;
     check_output_like(op, tensor)?;
+    if let Some(empty) = empty_like(op, tensor)? {
+        return Ok(empty);
+    }
     constant(scalar, tensor.device()).and_then(|scalar| combine(tensor, &scalar)).or_backend(op)
 }
 
@@ -71,8 +83,11 @@ fn with_scalar(
 /// does.
 pub(in crate::backends::candle) fn int_div(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
     let op = "int_div";
-    let shape = broadcast_operands(op, lhs, rhs, CandleDType::I64)?;
+    let (shape, empty) = broadcast_operands(op, lhs, rhs, CandleDType::I64)?;
     check_output(op, lhs.device(), shape.num_elements(), CandleDType::U8)?;
+    if let Some(empty) = empty {
+        return Ok(empty);
+    }
     let (lhs, rhs) = (lhs.broadcast_as(shape.dims()).or_backend(op)?, rhs.broadcast_as(shape.dims()).or_backend(op)?);
     let refuses = |[dividend, divisor]: [i64; 2]| divisor == 0 || (dividend == i64::MIN && divisor == -1);
     if let Some(refused) = first_refused_in_place([&lhs, &rhs], refuses) {
@@ -102,6 +117,10 @@ pub(in crate::backends::candle) fn int_sum(tensor: &Tensor) -> Result<Tensor> {
     check_kind("int_sum", CandleDType::I64, [tensor])?;
     // The halves of the tensor, two tensors of its size.
     check_output_like("int_sum", tensor)?;
+    if tensor.elem_count() == 0 {
+        // The sum of no elements; candle would launch its kernels over none (see `empty_output`).
+        return Tensor::zeros(1, CandleDType::I64, tensor.device()).or_backend("int_sum");
+    }
     wrapping::sum(tensor, tensor.device()).or_backend("int_sum")
 }
 
@@ -111,7 +130,10 @@ pub(in crate::backends::candle) fn int_compare(
     lhs: &Tensor,
     rhs: &Tensor,
 ) -> Result<Tensor> {
-    let shape = broadcast_operands(op, lhs, rhs, CandleDType::U8)?;
+    let (shape, empty) = broadcast_operands(op, lhs, rhs, CandleDType::U8)?;
+    if let Some(empty) = empty {
+        return Ok(empty);
+    }
     let grown = |tensor: &Tensor| tensor.broadcast_as(shape.dims()).or_backend(op);
     grown(lhs)?.cmp(&grown(rhs)?, comparison).or_backend(op)
 }
@@ -120,5 +142,8 @@ pub(in crate::backends::candle) fn int_eq_scalar(tensor: &Tensor, scalar: i64) -
     let op = "int_eq_scalar";
     check_kind(op, CandleDType::I64, [tensor])?;
     check_output(op, tensor.device(), tensor.elem_count(), CandleDType::U8)?;
+    if let Some(empty) = empty_output(op, &shape_of(tensor), CandleDType::U8, tensor.device())? {
+        return Ok(empty);
+    }
     constant(scalar, tensor.device()).and_then(|scalar| tensor.broadcast_eq(&scalar)).or_backend(op)
 }
