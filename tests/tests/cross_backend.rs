@@ -377,6 +377,29 @@ fn programs_that_once_failed_pass_everywhere() {
             f32,
             vec![Step::Conv2d { weight: grid(&[1, 1, 1, 1], 7, DType::F64), options: options(1, 1) }],
         ),
+        // candle on CUDA: a kernel launched over no elements fails (CUDA_ERROR_INVALID_VALUE), as an op on empty
+        // tensors launched one.
+        program_of(
+            &[0],
+            f32,
+            vec![Step::Binary { op: support::program::Binary::Add, other: grid(&[0], 1, f32), current_first: true }],
+        ),
+        // candle on CUDA: select_add into a strided tensor (the swapped dims of a slice_assign) was refused, "only
+        // supports contiguous tensors".
+        program_of(
+            &[2, 1, 1, 0],
+            f32,
+            vec![
+                Step::SliceAssign { axis: 3, start: 0, other: grid(&[2, 1, 1, 2], 9, f32), current_is_source: true },
+                Step::SwapDims(3, 0),
+                Step::SelectAdd {
+                    axis: 0,
+                    indices: IntOperand { dims: vec![1], fill: IntFill::Seeded { seed: 10, low: 0, high: 1 } },
+                    other: grid(&[1, 1, 1, 2], 11, f32),
+                    current_is_source: false,
+                },
+            ],
+        ),
         // The gradient of `powf` by a negative base is NaN, and must not reach the input through the 0/1 step of `gt_scalar`,
         // which cuts the graph.
         program_of(

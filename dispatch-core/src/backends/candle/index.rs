@@ -30,7 +30,7 @@ fn checked_picks(op: &'static str, indices: &Tensor, len: usize) -> Result<usize
     Ok(shape.dims()[0])
 }
 
-/// `tensor` in row-major order, which candle's CPU indexing kernels need; a strided tensor is copied.
+/// `tensor` in row-major order, which candle's indexing kernels need on the CPU and on CUDA; a strided tensor is copied.
 fn row_major(op: &'static str, tensor: &Tensor) -> Result<Tensor> {
     if tensor.is_contiguous() {
         return Ok(tensor.clone());
@@ -73,7 +73,9 @@ pub(super) fn select_add(tensor: &Tensor, axis: usize, indices: &Tensor, source:
         // Nothing to add; a fresh copy, as the kernel would give.
         return tensor.copy().or_backend(op);
     }
-    tensor.index_add(&row_major(op, indices)?, &row_major(op, source)?, axis).or_backend(op)
+    // Row-major destination too: candle's CUDA kernel refuses a strided one (it copies it to row-major, then
+    // indexes the copy by the strided layout).
+    row_major(op, tensor)?.index_add(&row_major(op, indices)?, &row_major(op, source)?, axis).or_backend(op)
 }
 
 /// The checks of `gather` and `scatter_add`, in the host default's order: `indices` has `tensor`'s rank and its
@@ -117,7 +119,8 @@ pub(super) fn scatter_add(tensor: &Tensor, axis: usize, indices: &Tensor, source
     if source.elem_count() == 0 {
         return tensor.copy().or_backend(op);
     }
-    tensor.scatter_add(&row_major(op, indices)?, &row_major(op, source)?, axis).or_backend(op)
+    // Row-major destination, as for `select_add`.
+    row_major(op, tensor)?.scatter_add(&row_major(op, indices)?, &row_major(op, source)?, axis).or_backend(op)
 }
 
 /// Each index compared with `0..classes` on the device: `[.., classes]` flags, converted to `dtype` (0 and 1 are
