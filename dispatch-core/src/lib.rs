@@ -17,11 +17,13 @@ pub mod distributed;
 pub mod dtype;
 pub mod error;
 pub mod gradients;
-// The CPU element kernels that both built-in backends run.
+// The CPU element kernels that both built-in backends run, and when they split across threads.
 #[cfg(any(feature = "candle", feature = "ndarray"))]
 mod kernels;
 mod math;
 pub mod memory;
+#[cfg(any(feature = "candle", feature = "ndarray"))]
+mod parallel;
 mod random;
 pub mod shape;
 pub mod tensor;

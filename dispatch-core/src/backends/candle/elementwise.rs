@@ -10,6 +10,7 @@ use super::memory::{check_output, check_output_like, empty_like, empty_output};
 use super::operands::check_operands;
 use crate::error::Result;
 use crate::kernels::{Kernels, gelu_derivative, gelu_derivative_constants, map_slice, zip_slices};
+use crate::parallel::{Work, for_each_part};
 use crate::shape::Shape;
 
 #[derive(Clone, Copy)]
@@ -36,13 +37,163 @@ pub(super) fn binary(op: BinaryOp, lhs: &Tensor, rhs: &Tensor) -> Result<Tensor>
     check_operands(name, [lhs, rhs])?;
     let shape = Shape::broadcast(name, &Shape::new(lhs.dims()), &Shape::new(rhs.dims()))?;
     check_output(name, lhs.device(), shape.num_elements(), lhs.dtype())?;
-    let result = match op {
+    broadcast_binary(op, lhs, rhs).or_backend(name)
+}
+
+/// `lhs op rhs`, the two broadcast together (numpy rules), once checked: on a CPU tensor of `f32` or `f64` by
+/// `CpuBinary`, elsewhere by candle's own kernels. candle's CPU kernels split a pass of 64k elements or more over
+/// a pool of their own, whose threads spin after each op and take the cores from rayon's, which the matrix
+/// products and the other kernels run on: on two cores the GPT step ran faster with that pool off.
+pub(super) fn broadcast_binary(op: BinaryOp, lhs: &Tensor, rhs: &Tensor) -> candle_core::Result<Tensor> {
+    if runs_cpu_kernels(lhs) && lhs.elem_count() > 0 && rhs.elem_count() > 0 {
+        let shape = lhs.shape().broadcast_shape_binary_op(rhs.shape(), op.name())?;
+        let (lhs, rhs) = (lhs.broadcast_as(&shape)?, rhs.broadcast_as(&shape)?);
+        if block_and_repeat(lhs.layout()).is_some() && block_and_repeat(rhs.layout()).is_some() {
+            return lhs.apply_op2_no_bwd(&rhs, &CpuBinary(op));
+        }
+        // Any other layout (an axis between broadcast ones read through a permutation, say) is candle's.
+        return match op {
+            BinaryOp::Add => lhs.add(&rhs),
+            BinaryOp::Sub => lhs.sub(&rhs),
+            BinaryOp::Mul => lhs.mul(&rhs),
+            BinaryOp::Div => lhs.div(&rhs),
+        };
+    }
+    match op {
         BinaryOp::Add => lhs.broadcast_add(rhs),
         BinaryOp::Sub => lhs.broadcast_sub(rhs),
         BinaryOp::Mul => lhs.broadcast_mul(rhs),
         BinaryOp::Div => lhs.broadcast_div(rhs),
-    };
-    result.or_backend(name)
+    }
+}
+
+/// The four arithmetic ops of two CPU tensors of `f32` or `f64` broadcast to one shape, each element one IEEE
+/// operation as candle's kernel computes it (so the same values), on rayon's threads when the output is large.
+struct CpuBinary(BinaryOp);
+
+impl CpuBinary {
+    fn zip<T: Copy + Send + Sync + num_traits::Zero>(
+        &self,
+        lhs: (&[T], &Layout),
+        rhs: (&[T], &Layout),
+        f: impl Fn(T, T) -> T + Copy + Send + Sync,
+    ) -> candle_core::Result<Vec<T>> {
+        let unread = || candle_core::Error::Msg(format!("{}: a layout the CPU kernel does not read", self.name()));
+        let (lhs_reading, rhs_reading) = (Reading::of(lhs).ok_or_else(unread)?, Reading::of(rhs).ok_or_else(unread)?);
+        let mut outputs = vec![T::zero(); lhs.1.shape().elem_count()];
+        for_each_part(Work::Light, &mut outputs, |start, part| {
+            zip_readings(&lhs_reading, &rhs_reading, start, part, f);
+        });
+        Ok(outputs)
+    }
+}
+
+impl CustomOp2 for CpuBinary {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+
+    fn cpu_fwd(
+        &self,
+        lhs: &CpuStorage,
+        lhs_layout: &Layout,
+        rhs: &CpuStorage,
+        rhs_layout: &Layout,
+    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
+        macro_rules! zipped {
+            ($variant:ident, $a:expr, $b:expr) => {{
+                let (a, b) = (($a.as_slice(), lhs_layout), ($b.as_slice(), rhs_layout));
+                CpuStorage::$variant(match self.0 {
+                    BinaryOp::Add => self.zip(a, b, |x, y| x + y)?,
+                    BinaryOp::Sub => self.zip(a, b, |x, y| x - y)?,
+                    BinaryOp::Mul => self.zip(a, b, |x, y| x * y)?,
+                    BinaryOp::Div => self.zip(a, b, |x, y| x / y)?,
+                })
+            }};
+        }
+        let outputs = match (lhs, rhs) {
+            (CpuStorage::F32(a), CpuStorage::F32(b)) => zipped!(F32, a, b),
+            (CpuStorage::F64(a), CpuStorage::F64(b)) => zipped!(F64, a, b),
+            (other, _) => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
+        };
+        Ok((outputs, lhs_layout.shape().clone()))
+    }
+}
+
+/// How a broadcast operand gives output element `i`: `block[(i / repeat) % block.len()]`. A tensor of the output's
+/// shape is one block read in order; a row broadcast over leading axes (a bias) is a block read again and again; a
+/// column broadcast along trailing axes (a lane's max) holds each element of its block for `repeat` outputs.
+struct Reading<'a, T> {
+    block: &'a [T],
+    repeat: usize,
+}
+
+/// The length of a layout's block and how often each of its elements repeats, for a layout made of trailing
+/// broadcast axes, a row-major block before them and leading broadcast axes (axes of size 1 anywhere); `None` for
+/// any other layout.
+fn block_and_repeat(layout: &Layout) -> Option<(usize, usize)> {
+    let (dims, strides) = (layout.dims(), layout.stride());
+    let mut axis = dims.len();
+    let mut repeat = 1usize;
+    while axis > 0 && (dims[axis - 1] == 1 || strides[axis - 1] == 0) {
+        axis -= 1;
+        repeat = repeat.checked_mul(dims[axis])?;
+    }
+    let mut len = 1usize;
+    while axis > 0 && (dims[axis - 1] == 1 || strides[axis - 1] == len) {
+        axis -= 1;
+        len = len.checked_mul(dims[axis])?;
+    }
+    let leading_broadcast = dims[..axis].iter().zip(&strides[..axis]).all(|(&size, &stride)| size == 1 || stride == 0);
+    leading_broadcast.then_some((len, repeat))
+}
+
+impl<'a, T> Reading<'a, T> {
+    /// The reading of `values` by `layout`, when `block_and_repeat` reads the layout and its block is not empty.
+    fn of((values, layout): (&'a [T], &Layout)) -> Option<Self> {
+        let (len, repeat) = block_and_repeat(layout)?;
+        let start = layout.start_offset();
+        let block = values.get(start..start.checked_add(len)?)?;
+        (!block.is_empty()).then_some(Self { block, repeat })
+    }
+
+    /// How many outputs from `i` on read this operand the same way (in order through its block, or one element
+    /// held), and the slice they read, its first element the one output `i` reads.
+    fn run(&self, i: usize) -> (usize, &'a [T]) {
+        let index = (i / self.repeat) % self.block.len();
+        if self.repeat == 1 {
+            let rest = self.block.get(index..).unwrap_or_default();
+            (rest.len(), rest)
+        } else {
+            (self.repeat - i % self.repeat, self.block.get(index..=index).unwrap_or_default())
+        }
+    }
+}
+
+/// Outputs `start..start + outputs.len()` of `f(lhs, rhs)`, in runs over which each operand either advances through
+/// its block or holds one element: loops that vectorise.
+fn zip_readings<T: Copy>(
+    lhs: &Reading<'_, T>,
+    rhs: &Reading<'_, T>,
+    start: usize,
+    outputs: &mut [T],
+    f: impl Fn(T, T) -> T + Copy,
+) {
+    let mut done = 0;
+    while done < outputs.len() {
+        let i = start + done;
+        let ((lhs_run, a), (rhs_run, b)) = (lhs.run(i), rhs.run(i));
+        let run = lhs_run.min(rhs_run).min(outputs.len() - done).max(1);
+        let Some(out) = outputs.get_mut(done..done + run) else { return };
+        match (lhs.repeat == 1, rhs.repeat == 1, a.first(), b.first()) {
+            (true, true, _, _) => zip_slices(a, b, out, f),
+            (true, false, _, Some(&b)) => map_slice(a, out, |a| f(a, b)),
+            (false, true, Some(&a), _) => map_slice(b, out, |b| f(a, b)),
+            (false, false, Some(&a), Some(&b)) => out.fill(f(a, b)),
+            _ => return,
+        }
+        done += run;
+    }
 }
 
 /// Runs candle's one-tensor op `f`, whose output has the input's size, once there is room for that output.
@@ -73,14 +224,21 @@ pub(super) fn mul_scalar(tensor: &Tensor, scalar: f64) -> Result<Tensor> {
     unary("mul_scalar", tensor, |t| t.affine(scalar_for(t, scalar), 0.0))
 }
 
-/// The element functions that candle's CPU kernels compute one scalar call at a time (its GELU in `f32`, where
-/// `1 + erf` cancels left of `-√2`). On a CPU tensor of `f32` or `f64` they run `crate::kernels` instead: the
-/// vectorised loops and the values of the ndarray backend. Other devices and dtypes keep candle's kernels.
+/// Element functions that on a CPU tensor of `f32` or `f64` run `crate::kernels`'s loops, split over rayon's threads
+/// as the ndarray backend splits its passes, rather than candle's kernels: those compute `exp`, `erf` and GELU one
+/// scalar call at a time (its GELU in `f32` cancelling left of `-√2`), and split the others over a pool of their own
+/// (see `broadcast_binary`). The first three take the ndarray backend's values; the others are exact, so candle's
+/// too. Other devices and dtypes keep candle's kernels.
 #[derive(Clone, Copy)]
 pub(super) enum CpuKernel {
     Exp,
     Erf,
     Gelu,
+    Neg,
+    Abs,
+    Relu,
+    Sqrt,
+    Recip,
 }
 
 impl CpuKernel {
@@ -92,22 +250,44 @@ impl CpuKernel {
             Self::Exp => tensor.exp(),
             Self::Erf => tensor.erf(),
             Self::Gelu => tensor.gelu_erf(),
+            Self::Neg => tensor.neg(),
+            Self::Abs => tensor.abs(),
+            Self::Relu => tensor.relu(),
+            Self::Sqrt => tensor.sqrt(),
+            Self::Recip => tensor.recip(),
         }
     }
 
-    fn map_slice<T: Kernels>(self, inputs: &[T], outputs: &mut [T]) {
+    fn map_slice<T: Kernels + Float>(self, inputs: &[T], outputs: &mut [T]) {
         match self {
             Self::Exp => map_slice(inputs, outputs, T::exp_of),
             Self::Erf => map_slice(inputs, outputs, T::erf_of),
             Self::Gelu => T::gelu_slice(inputs, outputs),
+            Self::Neg => map_slice(inputs, outputs, |x| -x),
+            Self::Abs => map_slice(inputs, outputs, T::abs),
+            // `max` drops NaN, as candle's relu does (and ndarray's).
+            Self::Relu => map_slice(inputs, outputs, |x| x.max(T::zero())),
+            Self::Sqrt => map_slice(inputs, outputs, T::sqrt),
+            Self::Recip => map_slice(inputs, outputs, T::recip),
         }
     }
 
-    /// The kernel of the contiguous elements `layout` picks from `values`.
-    fn map_layout<T: Kernels + Default>(self, values: &[T], layout: &Layout) -> candle_core::Result<Vec<T>> {
+    /// What an element costs, which sets from how many elements a pass is split.
+    fn work(self) -> Work {
+        match self {
+            Self::Exp | Self::Erf | Self::Gelu => Work::Heavy,
+            Self::Neg | Self::Abs | Self::Relu | Self::Sqrt | Self::Recip => Work::Light,
+        }
+    }
+
+    /// The kernel of the contiguous elements `layout` picks from `values`, across threads when they are many (as
+    /// the ndarray backend splits its heavy passes).
+    fn map_layout<T: Kernels + Float + Default>(self, values: &[T], layout: &Layout) -> candle_core::Result<Vec<T>> {
         let inputs = contiguous_slice(self.name(), (values, layout))?;
         let mut outputs = vec![T::default(); inputs.len()];
-        self.map_slice(inputs, &mut outputs);
+        for_each_part(self.work(), &mut outputs, |start, part| {
+            self.map_slice(inputs.get(start..).unwrap_or_default(), part);
+        });
         Ok(outputs)
     }
 }
@@ -118,6 +298,11 @@ impl CustomOp1 for CpuKernel {
             Self::Exp => "exp",
             Self::Erf => "erf",
             Self::Gelu => "gelu",
+            Self::Neg => "neg",
+            Self::Abs => "abs",
+            Self::Relu => "relu",
+            Self::Sqrt => "sqrt",
+            Self::Recip => "recip",
         }
     }
 
@@ -131,8 +316,8 @@ impl CustomOp1 for CpuKernel {
     }
 }
 
-/// Whether `tensor`'s elements go through `crate::kernels` (a CPU tensor of `f32` or `f64`) rather than candle's own.
-fn runs_cpu_kernels(tensor: &Tensor) -> bool {
+/// Whether `tensor` goes through `crate::kernels` (a CPU tensor of `f32` or `f64`) rather than candle's own kernels.
+pub(super) fn runs_cpu_kernels(tensor: &Tensor) -> bool {
     tensor.device().is_cpu() && matches!(tensor.dtype(), DType::F32 | DType::F64)
 }
 
@@ -165,7 +350,10 @@ impl GeluBackward {
         let (x, g) = (contiguous_slice("gelu_backward", values)?, contiguous_slice("gelu_backward", gradients)?);
         let constants = gelu_derivative_constants(|value| T::from(value).unwrap_or_else(T::nan));
         let mut outputs = vec![T::zero(); x.len().min(g.len())];
-        zip_slices(x, g, &mut outputs, |x, g| gelu_derivative(x, g, constants, |y| y));
+        for_each_part(Work::Heavy, &mut outputs, |start, part| {
+            let (x, g) = (x.get(start..).unwrap_or_default(), g.get(start..).unwrap_or_default());
+            zip_slices(x, g, part, |x, g| gelu_derivative(x, g, constants, |y| y));
+        });
         Ok(outputs)
     }
 }
@@ -194,7 +382,10 @@ impl CustomOp2 for GeluBackward {
 /// `1 / (1 + exp(-x))`: candle-core has no sigmoid, and this is the expression the ndarray backend evaluates, so
 /// both round alike.
 pub(super) fn sigmoid(tensor: &Tensor) -> Result<Tensor> {
-    unary("sigmoid", tensor, |t| t.neg()?.exp()?.affine(1.0, 1.0)?.recip())
+    unary("sigmoid", tensor, |t| {
+        let exp = CpuKernel::Exp.apply(&CpuKernel::Neg.apply(t)?)?;
+        CpuKernel::Recip.apply(&exp.affine(1.0, 1.0)?)
+    })
 }
 
 pub(super) fn powf_scalar(tensor: &Tensor, exponent: f64) -> Result<Tensor> {
@@ -235,4 +426,78 @@ pub(super) fn extreme(op: &'static str, which: Extreme, lhs: &Tensor, rhs: &Tens
 pub(super) fn clamp(tensor: &Tensor, min: f64, max: f64) -> Result<Tensor> {
     crate::math::check_clamp_bounds(min, max)?;
     unary("clamp", tensor, |t| t.clamp(scalar_for(t, min), scalar_for(t, max)))
+}
+
+#[cfg(test)]
+mod tests {
+    use candle_core::{DType, Device, Tensor};
+
+    use super::{BinaryOp, CpuKernel, broadcast_binary};
+
+    /// `rows x columns` values spread over [-2, 2), with zeros among them.
+    fn ramp(rows: usize, columns: usize) -> Tensor {
+        let count = (rows * columns) as f64;
+        let values = Tensor::arange(0f32, count as f32, &Device::Cpu).unwrap();
+        values.affine(4.0 / count, -2.0).unwrap().reshape((rows, columns)).unwrap()
+    }
+
+    fn bits(tensor: &Tensor) -> Vec<u32> {
+        let values: Vec<f32> = tensor.flatten_all().unwrap().to_vec1().unwrap();
+        values.into_iter().map(f32::to_bits).collect()
+    }
+
+    /// Every way an operand broadcasts, on outputs large enough (from 2^18 elements) to split over rayon's threads:
+    /// the same bits as candle's own kernels.
+    #[test]
+    fn cpu_binary_ops_give_candle_s_bits_on_every_broadcast() {
+        let full = ramp(600, 512);
+        let row = ramp(1, 512).squeeze(0).unwrap();
+        let column = ramp(600, 1);
+        let middle = ramp(300, 1);
+        let batched = Tensor::cat(&[&full, &full], 0).unwrap().reshape((4, 300, 512)).unwrap();
+        let pairs = [
+            (full.clone(), full.clone()),
+            (full.clone(), row.clone()),
+            (row.clone(), full.clone()),
+            (full.clone(), column.clone()),
+            (column.clone(), row.clone()),
+            (batched.clone(), middle.clone()),
+            (middle, batched),
+            (full.t().unwrap(), column.t().unwrap()),
+        ];
+        for (lhs, rhs) in &pairs {
+            for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div] {
+                let candle = match op {
+                    BinaryOp::Add => lhs.broadcast_add(rhs),
+                    BinaryOp::Sub => lhs.broadcast_sub(rhs),
+                    BinaryOp::Mul => lhs.broadcast_mul(rhs),
+                    BinaryOp::Div => lhs.broadcast_div(rhs),
+                }
+                .unwrap();
+                let ours = broadcast_binary(op, lhs, rhs).unwrap();
+                assert_eq!(ours.dims(), candle.dims());
+                assert!(bits(&ours) == bits(&candle), "{} of {:?} and {:?}", op.name(), lhs.dims(), rhs.dims());
+            }
+        }
+    }
+
+    /// The exact element functions, NaN and signed zeros among the inputs: candle's bits.
+    #[test]
+    fn exact_cpu_kernels_give_candle_s_bits() {
+        let specials = Tensor::new(&[f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY], &Device::Cpu).unwrap();
+        let values = Tensor::cat(&[&ramp(1, 1 << 19).flatten_all().unwrap(), &specials], 0).unwrap();
+        type CandleKernel = fn(&Tensor) -> candle_core::Result<Tensor>;
+        let cases: [(CpuKernel, CandleKernel); 5] = [
+            (CpuKernel::Neg, Tensor::neg),
+            (CpuKernel::Abs, Tensor::abs),
+            (CpuKernel::Relu, Tensor::relu),
+            (CpuKernel::Sqrt, Tensor::sqrt),
+            (CpuKernel::Recip, Tensor::recip),
+        ];
+        for (kernel, candle) in cases {
+            let ours = kernel.apply(&values).unwrap();
+            assert!(bits(&ours) == bits(&candle(&values).unwrap()), "{}", candle_core::CustomOp1::name(&kernel));
+        }
+        assert_eq!(values.dtype(), DType::F32);
+    }
 }

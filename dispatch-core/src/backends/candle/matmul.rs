@@ -1,12 +1,17 @@
-//! The matrix product over candle's GEMM kernels, with batches that broadcast.
+//! The matrix product, with batches that broadcast: on the CPU in `f32` and `f64` the product the ndarray backend
+//! runs (`kernels::matmul`), elsewhere candle's GEMM kernels.
 
-use candle_core::{DType, Tensor};
+use candle_core::backend::BackendStorage;
+use candle_core::{CpuStorage, CustomOp2, DType, Layout, Tensor};
+use ndarray::{ArrayView, ArrayViewD, IxDyn, LinalgScalar, ShapeBuilder};
 
+use super::elementwise::runs_cpu_kernels;
 use super::error::{OrBackend, dtype_of};
 use super::layout::shape_of;
 use super::memory::{check_output, check_output_like, filled};
 use super::operands::check_operands;
 use crate::error::Result;
+use crate::kernels;
 use crate::shape::Shape;
 
 pub(super) fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
@@ -20,6 +25,9 @@ pub(super) fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
     check_output("matmul", lhs.device(), shape.num_elements(), lhs.dtype())?;
     if let Some(product) = bf16_through_f32("matmul", [lhs, rhs], |[lhs, rhs]| matmul(lhs, rhs)) {
         return product;
+    }
+    if runs_cpu_kernels(lhs) {
+        return lhs.apply_op2_no_bwd(rhs, &CpuMatmul { shape }).or_backend("matmul");
     }
     let (batch, _, _) = shape.matrix_parts();
     let (lhs_shape, rhs_shape) = (shape_of(lhs), shape_of(rhs));
@@ -92,4 +100,60 @@ fn matmul_operand(tensor: &Tensor) -> Result<Tensor> {
     }
     check_output_like("matmul", tensor)?;
     tensor.contiguous().or_backend("matmul")
+}
+
+/// The product of two CPU tensors of `f32` or `f64` by `kernels::matmul`, into a tensor of `shape`. It reads each
+/// operand where it lies, in its own strides (a transposed weight, a broadcast batch), where candle's path would copy
+/// them first; on the step's shapes matrixmultiply is faster than candle's `gemm`, whose threads also slow the GPT
+/// step on two cores (BENCHMARKS.md, group 8).
+struct CpuMatmul {
+    shape: Shape,
+}
+
+impl CpuMatmul {
+    fn product<E: LinalgScalar + Send + Sync>(
+        &self,
+        lhs: (&[E], &Layout),
+        rhs: (&[E], &Layout),
+    ) -> candle_core::Result<Vec<E>> {
+        // Room for the output was checked before candle ran.
+        let output = vec![E::zero(); self.shape.num_elements()];
+        let product = kernels::matmul::product("candle", view(lhs)?, view(rhs)?, &self.shape, output);
+        let product = product.map_err(candle_core::Error::wrap)?;
+        // Row-major already: its buffer is taken as it is.
+        let (values, _) = product.into_raw_vec_and_offset();
+        Ok(values)
+    }
+}
+
+/// The elements `layout` picks from `values`, as an ndarray view with the layout's strides (0 for a broadcast axis).
+fn view<'a, E>((values, layout): (&'a [E], &Layout)) -> candle_core::Result<ArrayViewD<'a, E>> {
+    let values = values.get(layout.start_offset()..).unwrap_or_default();
+    let shape = IxDyn(layout.dims()).strides(IxDyn(layout.stride()));
+    ArrayView::from_shape(shape, values).map_err(candle_core::Error::wrap)
+}
+
+impl CustomOp2 for CpuMatmul {
+    fn name(&self) -> &'static str {
+        "matmul"
+    }
+
+    fn cpu_fwd(
+        &self,
+        lhs: &CpuStorage,
+        lhs_layout: &Layout,
+        rhs: &CpuStorage,
+        rhs_layout: &Layout,
+    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
+        let product = match (lhs, rhs) {
+            (CpuStorage::F32(a), CpuStorage::F32(b)) => {
+                CpuStorage::F32(self.product((a, lhs_layout), (b, rhs_layout))?)
+            }
+            (CpuStorage::F64(a), CpuStorage::F64(b)) => {
+                CpuStorage::F64(self.product((a, lhs_layout), (b, rhs_layout))?)
+            }
+            (other, _) => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
+        };
+        Ok((product, self.shape.dims().into()))
+    }
 }

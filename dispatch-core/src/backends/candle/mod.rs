@@ -134,7 +134,7 @@ impl Backend for Candle {
     }
 
     fn neg(tensor: &Tensor) -> Result<Tensor> {
-        unary("neg", tensor, Tensor::neg)
+        unary("neg", tensor, |t| CpuKernel::Neg.apply(t))
     }
 
     fn exp(tensor: &Tensor) -> Result<Tensor> {
@@ -146,7 +146,7 @@ impl Backend for Candle {
     }
 
     fn relu(tensor: &Tensor) -> Result<Tensor> {
-        unary("relu", tensor, Tensor::relu)
+        unary("relu", tensor, |t| CpuKernel::Relu.apply(t))
     }
 
     fn tanh(tensor: &Tensor) -> Result<Tensor> {
@@ -154,15 +154,15 @@ impl Backend for Candle {
     }
 
     fn sqrt(tensor: &Tensor) -> Result<Tensor> {
-        unary("sqrt", tensor, Tensor::sqrt)
+        unary("sqrt", tensor, |t| CpuKernel::Sqrt.apply(t))
     }
 
     fn recip(tensor: &Tensor) -> Result<Tensor> {
-        unary("recip", tensor, Tensor::recip)
+        unary("recip", tensor, |t| CpuKernel::Recip.apply(t))
     }
 
     fn abs(tensor: &Tensor) -> Result<Tensor> {
-        unary("abs", tensor, Tensor::abs)
+        unary("abs", tensor, |t| CpuKernel::Abs.apply(t))
     }
 
     fn sin(tensor: &Tensor) -> Result<Tensor> {

@@ -2,8 +2,9 @@
 
 use candle_core::{DType, Tensor};
 
+use super::elementwise::BinaryOp::{Add, Div, Mul, Sub};
 use super::elementwise::scalar_for;
-use super::elementwise::{CpuKernel, Extreme};
+use super::elementwise::{CpuKernel, Extreme, broadcast_binary};
 use super::error::{OrBackend, dtype_of, float_dtype};
 use super::index::gather;
 use super::indices::{constant, counting, float_constant};
@@ -77,7 +78,7 @@ fn sum_keepdim(tensor: &Tensor, axis: usize) -> candle_core::Result<Tensor> {
 /// `x - max - log(sum(exp(x - max)))`, the same order of operations as the ndarray backend.
 pub(super) fn log_softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
     let Some(shifted) = shifted_by_max("log_softmax", tensor, axis)? else { return Ok(tensor.clone()) };
-    let normalised = || shifted.broadcast_sub(&CpuKernel::Exp.apply(&shifted)?.sum_keepdim(axis)?.log()?);
+    let normalised = || broadcast_binary(Sub, &shifted, &CpuKernel::Exp.apply(&shifted)?.sum_keepdim(axis)?.log()?);
     normalised().or_backend("log_softmax")
 }
 
@@ -86,7 +87,7 @@ pub(super) fn softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
     let Some(shifted) = shifted_by_max("softmax", tensor, axis)? else { return Ok(tensor.clone()) };
     let normalised = || {
         let exp = CpuKernel::Exp.apply(&shifted)?;
-        exp.broadcast_div(&exp.sum_keepdim(axis)?)
+        broadcast_binary(Div, &exp, &exp.sum_keepdim(axis)?)
     };
     normalised().or_backend("softmax")
 }
@@ -100,7 +101,7 @@ fn shifted_by_max(op: &'static str, tensor: &Tensor, axis: usize) -> Result<Opti
     if tensor.elem_count() == 0 {
         return Ok(None);
     }
-    tensor.max_keepdim(axis).and_then(|max| tensor.broadcast_sub(&max)).map(Some).or_backend(op)
+    tensor.max_keepdim(axis).and_then(|max| broadcast_binary(Sub, tensor, &max)).map(Some).or_backend(op)
 }
 
 /// `-mean(gather(log_softmax(logits), targets))` from candle's kernels: the same values as the composition. `gather`
@@ -139,10 +140,10 @@ pub(super) fn layer_norm(tensor: &Tensor, gamma: &Tensor, beta: &Tensor, eps: f6
     let eps = scalar_for(tensor, eps);
     let normalised = || {
         let x = tensor.to_dtype(exact)?;
-        let centred = x.broadcast_sub(&x.mean_keepdim(axis)?)?;
-        let deviation = centred.sqr()?.mean_keepdim(axis)?.affine(1.0, eps)?.sqrt()?;
-        let scaled = centred.broadcast_div(&deviation)?.broadcast_mul(&gamma.to_dtype(exact)?)?;
-        scaled.broadcast_add(&beta.to_dtype(exact)?)?.to_dtype(tensor.dtype())
+        let centred = broadcast_binary(Sub, &x, &x.mean_keepdim(axis)?)?;
+        let deviation = broadcast_binary(Mul, &centred, &centred)?.mean_keepdim(axis)?.affine(1.0, eps)?.sqrt()?;
+        let scaled = broadcast_binary(Mul, &broadcast_binary(Div, &centred, &deviation)?, &gamma.to_dtype(exact)?)?;
+        broadcast_binary(Add, &scaled, &beta.to_dtype(exact)?)?.to_dtype(tensor.dtype())
     };
     normalised().or_backend(op)
 }

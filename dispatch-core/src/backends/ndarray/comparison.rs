@@ -6,10 +6,10 @@ use ndarray::{ArcArrayD, IxDyn};
 use super::broadcast::zip_broadcast;
 use super::elementwise::zip_collect;
 use super::int_bool::NdArrayBoolTensor;
-use super::parallel::Work;
 use super::tensor::{Element, NdArrayTensor, check_output};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::parallel::Work;
 use crate::shape::Shape;
 
 /// `holds(a, b)` for every pair of elements of `lhs` and `rhs` broadcast together.

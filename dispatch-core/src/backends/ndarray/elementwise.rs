@@ -6,11 +6,12 @@ use num_traits::Float;
 
 use super::broadcast::broadcast_pair;
 use super::buffers;
-use super::parallel::{Work, for_each_part, zip_for_each};
+use super::parallel::zip_for_each;
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, with_array, with_arrays};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::kernels::{Kernels, gelu_derivative, gelu_derivative_constants, map_slice, zip_slices};
+use crate::parallel::{Work, for_each_part};
 
 /// The array of `|$arg, ...| $body` over the zipped arrays' elements (references to them), which share one shape:
 /// across threads when large (`$work`), and `Err` only if the output's shape is refused. A large output with a
@@ -174,10 +175,10 @@ pub(super) fn gelu(tensor: &NdArrayTensor) -> Result<NdArrayTensor> {
 /// a costly `$f` (a transcendental function), which is split across threads on smaller tensors.
 macro_rules! unary {
     (heavy $op:literal, $tensor:expr, $f:expr) => {
-        $crate::backends::ndarray::elementwise::unary!(@ $crate::backends::ndarray::parallel::Work::Heavy, $op, $tensor, $f)
+        $crate::backends::ndarray::elementwise::unary!(@ $crate::parallel::Work::Heavy, $op, $tensor, $f)
     };
     ($op:literal, $tensor:expr, $f:expr) => {
-        $crate::backends::ndarray::elementwise::unary!(@ $crate::backends::ndarray::parallel::Work::Light, $op, $tensor, $f)
+        $crate::backends::ndarray::elementwise::unary!(@ $crate::parallel::Work::Light, $op, $tensor, $f)
     };
     (@ $work:expr, $op:literal, $tensor:expr, $f:expr) => {{
         let tensor: &NdArrayTensor = $tensor;
@@ -198,7 +199,7 @@ macro_rules! binary {
                 lhs.dtype(),
                 a,
                 b,
-                $crate::backends::ndarray::parallel::Work::Light,
+                $crate::parallel::Work::Light,
                 $f,
             )
         })

@@ -7,7 +7,7 @@ use ndarray::{ArcArrayD, ArrayD, ArrayView1, ArrayViewMut1, Axis, IxDyn, Zip};
 use super::buffers;
 use super::index::positions;
 use super::int_bool::NdArrayIntTensor;
-use super::parallel::{Work, for_each_row, zip_for_each};
+use super::parallel::{for_each_row, zip_for_each};
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, row_major, with_array};
 use crate::backend::defaults::{EMPTY_AXIS, cross_entropy_rows, layer_norm_axis};
 use crate::dtype::DType;
@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::kernels::{map_in_place, map_slice};
 use crate::math;
 use crate::memory;
+use crate::parallel::Work;
 use crate::shape::Shape;
 
 pub(super) fn sum(tensor: &NdArrayTensor) -> NdArrayTensor {

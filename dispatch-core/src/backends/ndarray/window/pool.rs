@@ -8,10 +8,11 @@ use super::planes::array_of;
 use crate::backend::Window2d;
 use crate::backend::window::{adaptive_cells, adaptive_pool2d_geometry, pool2d_geometry, product};
 use crate::backends::ndarray::int_bool::NdArrayIntTensor;
-use crate::backends::ndarray::parallel::{Work, try_for_each_part};
+use crate::backends::ndarray::parallel::try_for_each_part;
 use crate::backends::ndarray::tensor::{Element, NdArrayTensor, row_major, with_array};
 use crate::error::{Error, Result};
 use crate::memory;
+use crate::parallel::Work;
 use crate::shape::Shape;
 
 /// The largest tap of each window, `-inf` for a window of padding alone; a NaN tap wins.

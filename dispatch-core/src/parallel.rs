@@ -1,0 +1,51 @@
+//! Work split across rayon's threads once a pass is large enough that a second core pays for waking it: the
+//! element-wise ops, the per-lane normalisations, pooling's planes and batches of small matrix products, on both
+//! CPU backends. Each element (lane, plane, matrix) is computed exactly as on one thread, so no value depends on
+//! how many threads there are.
+
+use rayon::prelude::*;
+
+/// How much one element of a pass costs, which sets how long the pass must be before it is split.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Work {
+    /// An add, a comparison, a pick: a few cycles an element, bound by memory. (Only ndarray's passes are light:
+    /// candle's own kernels run its light ones.)
+    #[cfg_attr(not(feature = "ndarray"), allow(dead_code))]
+    Light,
+    /// A transcendental function (`exp`, `erf`), a lane's statistics, a small matrix product: tens of cycles an
+    /// element and more.
+    Heavy,
+}
+
+impl Work {
+    /// The fewest elements a pass of this work is split at. Waking the pool's threads and waiting for them costs
+    /// some tens of microseconds on a 2-core VM (four context switches), and they spin a while after, taking the
+    /// core from the single-threaded op that follows. Measured on the GPT and LeNet steps in paired processes,
+    /// against the code before any split: light passes split from 2^15 elements made the GPT step 0.76-0.78 of its
+    /// time but LeNet's 1.04-1.14 (190 more context switches a step, for ReLUs of 221k elements between
+    /// single-threaded convolutions); from 2^18 the GPT step is 0.82 and LeNet's 1.02
+    /// (`peers/results/steps-2026-12-03-sixth-stop.txt`).
+    fn split_from(self) -> usize {
+        match self {
+            Self::Light => 1 << 18,
+            Self::Heavy => 1 << 15,
+        }
+    }
+}
+
+/// Whether a pass of `work` over `len` elements is split across threads.
+pub(crate) fn split(work: Work, len: usize) -> bool {
+    len >= work.split_from() && rayon::current_num_threads() > 1
+}
+
+/// `f(start, part)` on consecutive parts of `outputs`, `start` being the index of the part's first element: a few
+/// parts a thread when the pass is worth splitting, else the whole slice in one call.
+pub(crate) fn for_each_part<O: Send>(work: Work, outputs: &mut [O], f: impl Fn(usize, &mut [O]) + Sync + Send) {
+    if split(work, outputs.len()) {
+        // Parts of at least 4096 elements: fewer would cost more to hand out than to compute.
+        let part = outputs.len().div_ceil(rayon::current_num_threads().saturating_mul(4)).max(1 << 12);
+        outputs.par_chunks_mut(part).enumerate().for_each(|(index, outputs)| f(index.saturating_mul(part), outputs));
+    } else {
+        f(0, outputs);
+    }
+}
