@@ -154,7 +154,9 @@ impl<'a, T> Reading<'a, T> {
         let (len, repeat) = block_and_repeat(layout)?;
         let start = layout.start_offset();
         let block = values.get(start..start.checked_add(len)?)?;
-        (!block.is_empty()).then_some(Self { block, repeat })
+        // A zero repeat or an empty block would leave an output unread (candle's layouts of non-empty tensors have
+        // neither).
+        (!block.is_empty() && repeat > 0).then_some(Self { block, repeat })
     }
 
     /// How many outputs from `i` on read this operand the same way (in order through its block, or one element
