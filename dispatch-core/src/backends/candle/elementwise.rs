@@ -3,6 +3,7 @@
 
 use candle_core::backend::BackendStorage;
 use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Layout, Tensor};
+use ndarray::LinalgScalar;
 use num_traits::Float;
 
 use super::error::{OrBackend, dtype_of, float_dtype};
@@ -72,19 +73,30 @@ pub(super) fn broadcast_binary(op: BinaryOp, lhs: &Tensor, rhs: &Tensor) -> cand
 struct CpuBinary(BinaryOp);
 
 impl CpuBinary {
-    fn zip<T: Copy + Send + Sync + num_traits::Zero>(
+    fn zip<T: CpuFloat>(
         &self,
         lhs: (&[T], &Layout),
         rhs: (&[T], &Layout),
         f: impl Fn(T, T) -> T + Copy + Send + Sync,
     ) -> candle_core::Result<Vec<T>> {
-        let unread = || candle_core::Error::Msg(format!("{}: a layout the CPU kernel does not read", self.name()));
+        let unread = || candle_core::Error::Msg(format!("{}: a layout the CPU kernel does not read", self.0.name()));
         let (lhs_reading, rhs_reading) = (Reading::of(lhs).ok_or_else(unread)?, Reading::of(rhs).ok_or_else(unread)?);
         let mut outputs = vec![T::zero(); lhs.1.shape().elem_count()];
         for_each_part(Work::Light, &mut outputs, |start, part| {
             zip_readings(&lhs_reading, &rhs_reading, start, part, f);
         });
         Ok(outputs)
+    }
+}
+
+impl CpuPairKernel for CpuBinary {
+    fn outputs<T: CpuFloat>(&self, lhs: (&[T], &Layout), rhs: (&[T], &Layout)) -> candle_core::Result<Vec<T>> {
+        match self.0 {
+            BinaryOp::Add => self.zip(lhs, rhs, |x, y| x + y),
+            BinaryOp::Sub => self.zip(lhs, rhs, |x, y| x - y),
+            BinaryOp::Mul => self.zip(lhs, rhs, |x, y| x * y),
+            BinaryOp::Div => self.zip(lhs, rhs, |x, y| x / y),
+        }
     }
 }
 
@@ -100,23 +112,36 @@ impl CustomOp2 for CpuBinary {
         rhs: &CpuStorage,
         rhs_layout: &Layout,
     ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        macro_rules! zipped {
-            ($variant:ident, $a:expr, $b:expr) => {{
-                let (a, b) = (($a.as_slice(), lhs_layout), ($b.as_slice(), rhs_layout));
-                CpuStorage::$variant(match self.0 {
-                    BinaryOp::Add => self.zip(a, b, |x, y| x + y)?,
-                    BinaryOp::Sub => self.zip(a, b, |x, y| x - y)?,
-                    BinaryOp::Mul => self.zip(a, b, |x, y| x * y)?,
-                    BinaryOp::Div => self.zip(a, b, |x, y| x / y)?,
-                })
-            }};
+        Ok((self.storage((lhs, lhs_layout), (rhs, rhs_layout))?, lhs_layout.shape().clone()))
+    }
+}
+
+/// The element types whose CPU tensors run `crate::kernels` rather than candle's kernels: `f32` and `f64`.
+pub(super) trait CpuFloat: Kernels + Float + LinalgScalar + Default {}
+
+impl CpuFloat for f32 {}
+impl CpuFloat for f64 {}
+
+/// A CPU kernel of two operands of one dtype, written once for `f32` and `f64`: `storage` picks the element type of
+/// candle's storages for `CustomOp2::cpu_fwd`, and refuses any other dtype.
+pub(super) trait CpuPairKernel: CustomOp2 {
+    /// The output's elements from the operands' elements and layouts.
+    fn outputs<T: CpuFloat>(&self, lhs: (&[T], &Layout), rhs: (&[T], &Layout)) -> candle_core::Result<Vec<T>>;
+
+    fn storage(
+        &self,
+        (lhs, lhs_layout): (&CpuStorage, &Layout),
+        (rhs, rhs_layout): (&CpuStorage, &Layout),
+    ) -> candle_core::Result<CpuStorage> {
+        match (lhs, rhs) {
+            (CpuStorage::F32(a), CpuStorage::F32(b)) => {
+                Ok(CpuStorage::F32(self.outputs((a, lhs_layout), (b, rhs_layout))?))
+            }
+            (CpuStorage::F64(a), CpuStorage::F64(b)) => {
+                Ok(CpuStorage::F64(self.outputs((a, lhs_layout), (b, rhs_layout))?))
+            }
+            (other, _) => Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), CustomOp2::name(self))),
         }
-        let outputs = match (lhs, rhs) {
-            (CpuStorage::F32(a), CpuStorage::F32(b)) => zipped!(F32, a, b),
-            (CpuStorage::F64(a), CpuStorage::F64(b)) => zipped!(F64, a, b),
-            (other, _) => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
-        };
-        Ok((outputs, lhs_layout.shape().clone()))
     }
 }
 
@@ -347,8 +372,8 @@ pub(super) fn fused_gelu_backward(tensor: &Tensor, gradient: &Tensor) -> Result<
 
 struct GeluBackward;
 
-impl GeluBackward {
-    fn zip<T: Kernels + Float>(values: (&[T], &Layout), gradients: (&[T], &Layout)) -> candle_core::Result<Vec<T>> {
+impl CpuPairKernel for GeluBackward {
+    fn outputs<T: CpuFloat>(&self, values: (&[T], &Layout), gradients: (&[T], &Layout)) -> candle_core::Result<Vec<T>> {
         let (x, g) = (contiguous_slice("gelu_backward", values)?, contiguous_slice("gelu_backward", gradients)?);
         let constants = gelu_derivative_constants(|value| T::from(value).unwrap_or_else(T::nan));
         let mut outputs = vec![T::zero(); x.len().min(g.len())];
@@ -372,12 +397,7 @@ impl CustomOp2 for GeluBackward {
         gradients: &CpuStorage,
         gradient_layout: &Layout,
     ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        let outputs = match (values, gradients) {
-            (CpuStorage::F32(x), CpuStorage::F32(g)) => CpuStorage::F32(Self::zip((x, layout), (g, gradient_layout))?),
-            (CpuStorage::F64(x), CpuStorage::F64(g)) => CpuStorage::F64(Self::zip((x, layout), (g, gradient_layout))?),
-            (other, _) => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
-        };
-        Ok((outputs, layout.shape().clone()))
+        Ok((self.storage((values, layout), (gradients, gradient_layout))?, layout.shape().clone()))
     }
 }
 

@@ -1,11 +1,10 @@
 //! The matrix product, with batches that broadcast: on the CPU in `f32` and `f64` the product the ndarray backend
 //! runs (`kernels::matmul`), elsewhere candle's GEMM kernels.
 
-use candle_core::backend::BackendStorage;
 use candle_core::{CpuStorage, CustomOp2, DType, Layout, Tensor};
-use ndarray::{ArrayView, ArrayViewD, IxDyn, LinalgScalar, ShapeBuilder};
+use ndarray::{ArrayView, ArrayViewD, IxDyn, ShapeBuilder};
 
-use super::elementwise::runs_cpu_kernels;
+use super::elementwise::{CpuFloat, CpuPairKernel, runs_cpu_kernels};
 use super::error::{OrBackend, dtype_of};
 use super::layout::shape_of;
 use super::memory::{check_output, check_output_like, filled};
@@ -110,12 +109,8 @@ struct CpuMatmul {
     shape: Shape,
 }
 
-impl CpuMatmul {
-    fn product<E: LinalgScalar + Send + Sync>(
-        &self,
-        lhs: (&[E], &Layout),
-        rhs: (&[E], &Layout),
-    ) -> candle_core::Result<Vec<E>> {
+impl CpuPairKernel for CpuMatmul {
+    fn outputs<E: CpuFloat>(&self, lhs: (&[E], &Layout), rhs: (&[E], &Layout)) -> candle_core::Result<Vec<E>> {
         // Room for the output was checked before candle ran.
         let output = vec![E::zero(); self.shape.num_elements()];
         let product = kernels::matmul::product("candle", view(lhs)?, view(rhs)?, &self.shape, output);
@@ -145,15 +140,7 @@ impl CustomOp2 for CpuMatmul {
         rhs: &CpuStorage,
         rhs_layout: &Layout,
     ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        let product = match (lhs, rhs) {
-            (CpuStorage::F32(a), CpuStorage::F32(b)) => {
-                CpuStorage::F32(self.product((a, lhs_layout), (b, rhs_layout))?)
-            }
-            (CpuStorage::F64(a), CpuStorage::F64(b)) => {
-                CpuStorage::F64(self.product((a, lhs_layout), (b, rhs_layout))?)
-            }
-            (other, _) => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
-        };
+        let product = self.storage((lhs, lhs_layout), (rhs, rhs_layout))?;
         Ok((product, self.shape.dims().into()))
     }
 }

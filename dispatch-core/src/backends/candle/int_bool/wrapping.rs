@@ -4,7 +4,7 @@
 //! in `0..2^32` and `high` in `-2^31..2^31`, and every intermediate below stays far inside `i64`; the halves are
 //! joined back with the high half reduced modulo `2^32`, which is the wrap.
 
-use candle_core::{Device, Tensor};
+use candle_core::{DType, Device, Tensor};
 
 use crate::backends::candle::indices::constant;
 
@@ -80,11 +80,12 @@ const SUMMED_AT_ONCE: usize = 1 << 31;
 /// The sum of every element of `values` modulo `2^64`, as a one-element tensor; longer tensors are summed in parts
 /// of [`SUMMED_AT_ONCE`] whose sums are summed again.
 pub(super) fn sum(values: &Tensor, device: &Device) -> candle_core::Result<Tensor> {
+    if values.elem_count() == 0 {
+        // Before any view or kernel: candle's CUDA kernels refuse a launch over no elements.
+        return Tensor::zeros(1, DType::I64, device);
+    }
     let flat = values.flatten_all()?;
     let len = flat.elem_count();
-    if len == 0 {
-        return constant(0i64, device);
-    }
     if len > SUMMED_AT_ONCE {
         let parts = (0..len)
             .step_by(SUMMED_AT_ONCE)
