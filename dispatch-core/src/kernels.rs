@@ -2,7 +2,7 @@
 //! vectorises, and those loops compiled for AVX2 when the CPU has it. The scalar functions (musl's `erf` in `f64`,
 //! glibc's `expf`) are calls the compiler cannot vectorise, and took a fifth of ndarray's GPT step. Both CPU backends
 //! run them: ndarray in its element-wise loops, candle for its CPU tensors (`backends/candle/elementwise.rs`).
-//! `matmul` holds the matrix product both backends run on the CPU.
+//! `matmul` and `window` hold the matrix product and the convolutions both backends run on the CPU.
 //!
 //! Each function computes in `f64` and rounds once to `f32`. It never multiplies and adds in one rounding (Rust does
 //! not contract `a * b + c`), so the AVX2 loop, the baseline loop and a single element all give the same bits, on
@@ -26,6 +26,7 @@ use num_traits::Float;
 use crate::math;
 
 pub(crate) mod matmul;
+pub(crate) mod window;
 
 /// The element functions that `f32` computes with this module's kernels and `f64` with the scalar ones.
 pub(crate) trait Kernels: Copy + Send + Sync {

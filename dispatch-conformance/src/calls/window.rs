@@ -1,7 +1,7 @@
 //! Convolution and pooling over `[batch, channels, height, width]`, with windows that stride, pad and dilate.
 
-use dispatch_core::Backend;
 use dispatch_core::backend::{Conv1dOptions, Conv2dOptions, Window2d};
+use dispatch_core::{Backend, Shape};
 
 use super::outputs::{Floats, Ints};
 use crate::operands::Operands;
@@ -73,6 +73,28 @@ pub fn conv_transpose2d<B: Backend>(o: &Operands<B>) -> Floats<B> {
         B::conv_transpose2d(&o.small_image, &o.transposed_filters, Conv2dOptions { output_padding: [2, 0], ..CONV }),
         B::conv_transpose2d(&o.small_image, &o.transposed_filters, Conv2dOptions { groups: 3, ..CONV }),
     ]
+}
+
+pub fn conv2d_weight_gradient<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    // Gradients of the outputs' shapes, from operands of as many elements (not computed by `conv2d`, whose rounding
+    // in a narrow dtype would enter the checked values).
+    let gradient = |operand: &B::FloatTensor, dims: [usize; 4]| B::reshape(operand, Shape::new(dims));
+    let weight_gradient = |operand: &B::FloatTensor, dims: [usize; 4], kernel: [usize; 2], options: Conv2dOptions| {
+        gradient(operand, dims).and_then(|gradient| B::conv2d_weight_gradient(&o.image, &gradient, kernel, options))
+    };
+    let depthwise = Conv2dOptions { stride: [1, 2], groups: 4, ..Default::default() };
+    let calls = [
+        weight_gradient(&o.filters, [2, 6, 3, 2], [2, 3], CONV),
+        weight_gradient(&o.signal, [2, 6, 3, 2], [2, 3], Conv2dOptions { groups: 1, ..CONV }),
+        weight_gradient(&o.transposed_filters, [2, 4, 3, 3], [3, 2], depthwise),
+        // A 3x3 kernel's output is 2x2, not the gradient's 3x2.
+        weight_gradient(&o.filters, [2, 6, 3, 2], [3, 3], CONV),
+    ];
+    let mixing = o.other.map(|other| {
+        let gradient = gradient(&o.filters, [2, 6, 3, 2]).and_then(|gradient| B::cast(&gradient, other));
+        gradient.and_then(|gradient| B::conv2d_weight_gradient(&o.image, &gradient, [2, 3], CONV))
+    });
+    calls.into_iter().chain(mixing).collect()
 }
 
 pub fn max_pool2d<B: Backend>(o: &Operands<B>) -> Floats<B> {

@@ -77,6 +77,30 @@ pub(crate) fn conv2d_geometry(
     Ok(Conv2dGeometry { output: [n, o, oh, ow], weight: [o, c_per_group, kh, kw], rows, columns })
 }
 
+/// The sizes of `conv2d_weight_gradient`: those of the convolution of `input` by a weight of `kernel` whose output
+/// is `gradient`'s shape. The weight has the gradient's channels and the input's per group; every rule of `conv2d`
+/// holds, and the convolution's output must be the gradient's shape.
+pub(crate) fn conv2d_weight_geometry(
+    input: &Shape,
+    gradient: &Shape,
+    [kh, kw]: [usize; 2],
+    options: &Conv2dOptions,
+) -> Result<Conv2dGeometry> {
+    let op = "conv2d_weight_gradient";
+    let [_, c, _, _] = dims4(op, "an input [batch, channels, height, width]", input)?;
+    let [_, o, _, _] = dims4(op, "a gradient [batch, out channels, height, width]", gradient)?;
+    if kh == 0 || kw == 0 {
+        return Err(Error::invalid_value(op, "kernel", [kh, kw], "1 or more on each side"));
+    }
+    check_groups(op, options.groups, c, o)?;
+    let weight = Shape::new([o, c / options.groups, kh, kw]);
+    let geometry = conv2d_geometry(op, input, &weight, options)?;
+    if geometry.output != gradient.dims() {
+        return Err(Error::shape_mismatch(op, &Shape::new(geometry.output), gradient));
+    }
+    Ok(geometry)
+}
+
 /// The output `[batch, out channels, height, width]` of a transposed 2-D convolution, by PyTorch's rules but for
 /// one: the output padding must be below the stride (PyTorch also accepts one below the dilation). An empty batch
 /// may have an empty plane, and then an empty output.

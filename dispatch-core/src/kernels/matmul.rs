@@ -15,6 +15,11 @@ use crate::shape::Shape;
 /// Below this many operand elements (`m·k + k·n`) matrixmultiply runs a product on one thread.
 const SMALL_PRODUCT: usize = 1 << 15;
 
+/// Whether matrixmultiply runs an `[m, inner] @ [inner, columns]` product on one thread.
+pub(crate) fn runs_on_one_thread(m: usize, inner: usize, columns: usize) -> bool {
+    m.saturating_mul(inner).saturating_add(inner.saturating_mul(columns)) < SMALL_PRODUCT
+}
+
 /// `lhs @ rhs` into `output` (`shape.num_elements()` values whose old contents are never read), which becomes the
 /// row-major result of `shape`, the product's shape as `Shape::matmul` gives it. Batches broadcast; each operand is
 /// read in its own layout. `backend` names the caller in an error.
@@ -55,7 +60,7 @@ pub(crate) fn product<E: LinalgScalar + Send + Sync>(
     };
     // matrixmultiply gives a product this small one thread (its operands hold under 2^15 elements), so a batch of
     // them (attention's per-head products) is split across threads here instead.
-    let small = m.saturating_mul(inner).saturating_add(inner.saturating_mul(columns)) < SMALL_PRODUCT;
+    let small = runs_on_one_thread(m, inner, columns);
     if small && parallel::split(Work::Heavy, shape.num_elements()) {
         outputs.axis_iter_mut(Axis(0)).into_par_iter().zip(lhs.par_iter().zip(&rhs)).for_each(product);
     } else {

@@ -36,6 +36,13 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::conv_transpose2d(self.primitive(), weight.primitive(), options))
     }
 
+    /// The gradient of [`Tensor::conv2d`]'s weight, for this `[n, c, h, w]` input and the `gradient` of the output
+    /// (`[n, out, oh, ow]`): `[out, c / groups, kh, kw]` for a `kernel` of `[kh, kw]`. The rules of
+    /// [`Tensor::conv2d`] hold, and its output must have the gradient's shape.
+    pub fn conv2d_weight_gradient(&self, gradient: &Self, kernel: [usize; 2], options: Conv2dOptions) -> Result<Self> {
+        Self::wrap(B::conv2d_weight_gradient(self.primitive(), gradient.primitive(), kernel, options))
+    }
+
     /// The largest value of each window. Under autodiff its gradient goes to each window's first maximum.
     ///
     /// The batch may be empty, the channels and the plane may not, and the padding is at most half the kernel.

@@ -163,7 +163,11 @@ pub fn propagate(step: &Step, input: &Value, error: &[f64], operands: &Operands,
         _ => {
             let multiplies = matches!(
                 step,
-                Step::Matmul { .. } | Step::Conv2d { .. } | Step::Conv1d { .. } | Step::ConvTranspose2d { .. }
+                Step::Matmul { .. }
+                    | Step::Conv2d { .. }
+                    | Step::Conv1d { .. }
+                    | Step::ConvTranspose2d { .. }
+                    | Step::Conv2dWeightGradient { .. }
             );
             let carried = on(step, x, error.to_vec(), if multiplies { &magnitudes } else { &zeros });
             let magnitude = on(step, x, x.values.iter().map(|v| v.abs()).collect(), &magnitudes);

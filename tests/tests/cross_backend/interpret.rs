@@ -134,6 +134,9 @@ pub fn apply(step: &Step, current: &Value, operands: &Operands) -> Outcome<Value
         Step::Conv2d { options, .. } => floats(window::conv2d(float(current), other(), options)),
         Step::Conv1d { options, .. } => floats(window::conv1d(float(current), other(), options)),
         Step::ConvTranspose2d { options, .. } => floats(window::conv_transpose2d(float(current), other(), options)),
+        Step::Conv2dWeightGradient { kernel, options, .. } => {
+            floats(window::conv2d_weight_gradient(float(current), other(), *kernel, options))
+        }
         Step::MaxPool2d(window) => floats(window::max_pool2d(float(current), window)),
         Step::AvgPool2d(window) => floats(window::avg_pool2d(float(current), window)),
         Step::AdaptiveAvgPool2d(size) => floats(window::adaptive_avg_pool2d(float(current), *size)),
@@ -258,6 +261,7 @@ fn exactness(step: &Step) -> Exactness {
         | Step::Conv2d { .. }
         | Step::Conv1d { .. }
         | Step::ConvTranspose2d { .. }
+        | Step::Conv2dWeightGradient { .. }
         | Step::Fold2d { .. }
         | Step::ScatterAdd { .. }
         | Step::SelectAdd { .. } => Exactness::Accumulates,

@@ -265,6 +265,12 @@ pub enum Step {
         weight: FloatOperand,
         options: Conv2dOptions,
     },
+    /// The current tensor as the input of a convolution whose output has `gradient`'s shape.
+    Conv2dWeightGradient {
+        gradient: FloatOperand,
+        kernel: [usize; 2],
+        options: Conv2dOptions,
+    },
     MaxPool2d(Window2d),
     AvgPool2d(Window2d),
     AdaptiveAvgPool2d([usize; 2]),
@@ -370,6 +376,7 @@ impl Step {
             Step::Conv2d { weight, .. } | Step::Conv1d { weight, .. } | Step::ConvTranspose2d { weight, .. } => {
                 (vec![weight], vec![], vec![])
             }
+            Step::Conv2dWeightGradient { gradient, .. } => (vec![gradient], vec![], vec![]),
             Step::IndexSelect { indices, .. } | Step::Gather { indices, .. } => (vec![], vec![indices], vec![]),
             Step::ScatterAdd { indices, other, .. } | Step::SelectAdd { indices, other, .. } => {
                 (vec![other], vec![indices], vec![])

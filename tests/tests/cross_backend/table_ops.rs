@@ -90,6 +90,7 @@ impl Step {
             Step::Conv2d { .. } => &["conv2d"],
             Step::Conv1d { .. } => &["conv1d"],
             Step::ConvTranspose2d { .. } => &["conv_transpose2d"],
+            Step::Conv2dWeightGradient { .. } => &["conv2d_weight_gradient"],
             Step::MaxPool2d(_) => &["max_pool2d"],
             Step::AvgPool2d(_) => &["avg_pool2d"],
             Step::AdaptiveAvgPool2d(_) => &["adaptive_avg_pool2d"],

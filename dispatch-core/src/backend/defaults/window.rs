@@ -10,8 +10,8 @@ pub use pool::{adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_indices};
 use crate::backend::Backend;
 use crate::backend::defaults::host_values::{HostFloat, in_host_float, same_dtype};
 use crate::backend::window::{
-    Conv1dOptions, Conv2dOptions, Window2d, conv_transpose2d_geometry, conv2d_geometry, dims3, dims4, fold2d_geometry,
-    product, unfold2d_geometry,
+    Conv1dOptions, Conv2dOptions, Window2d, conv_transpose2d_geometry, conv2d_geometry, conv2d_weight_geometry, dims3,
+    dims4, fold2d_geometry, product, unfold2d_geometry,
 };
 use crate::error::{Error, RankRule, Result};
 use crate::memory;
@@ -194,4 +194,36 @@ pub fn conv_transpose2d<B: Backend>(
         return B::reshape(&columns, Shape::new(output));
     }
     B::fold2d(&columns, output[2], output[3], options.window([kh, kw]))
+}
+
+/// For each group, the gradient `[n, out / groups, positions]` times the input's windows `[n, positions, c / groups *
+/// kh * kw]` (`unfold2d`, transposed), summed over the batch: `[out, c / groups * kh * kw]`, the weight's layout.
+pub fn conv2d_weight_gradient<B: Backend>(
+    input: &B::FloatTensor,
+    gradient: &B::FloatTensor,
+    kernel: [usize; 2],
+    options: Conv2dOptions,
+) -> Result<B::FloatTensor> {
+    let op = "conv2d_weight_gradient";
+    same_dtype::<B>(op, input, gradient)?;
+    let geometry = conv2d_weight_geometry(&B::shape(input), &B::shape(gradient), kernel, &options)?;
+    let ([n, o, oh, ow], weight) = (geometry.output, Shape::new(geometry.weight));
+    let positions = product(op, "the positions", &[oh, ow])?;
+    if B::shape(input).num_elements() == 0 || positions == 0 {
+        // No product has terms: the sums are 0 (`unfold2d` refuses such an input, as PyTorch's does).
+        return B::full(weight, 0.0, B::dtype(input), &B::device(input));
+    }
+    let columns = B::unfold2d(input, options.window(kernel), 0.0)?;
+    let gradient = B::reshape(gradient, Shape::new([n, o, positions]))?;
+    let groups = options.groups;
+    let (out_per_group, rows_per_group) = (o / groups, geometry.rows / groups);
+    let mut blocks = memory::try_vec(op, groups)?;
+    for group in 0..groups {
+        let met = B::narrow(&gradient, 1, group * out_per_group, out_per_group)?;
+        let windows = B::swap_dims(&B::narrow(&columns, 1, group * rows_per_group, rows_per_group)?, 1, 2)?;
+        let product = B::sum_dim(&B::matmul(&met, &windows)?, 0)?;
+        blocks.push(B::reshape(&product, Shape::new([out_per_group, rows_per_group]))?);
+    }
+    let stacked = if groups == 1 { blocks.swap_remove(0) } else { B::cat(&blocks, 0)? };
+    B::reshape(&stacked, weight)
 }

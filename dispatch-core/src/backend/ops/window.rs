@@ -21,6 +21,11 @@ macro_rules! __ops_window {
             /// The transposed 2-D convolution (the gradient of `conv2d` by its input) of `[n, c, h, w]` by
             /// `[c, out / groups, kh, kw]`. By default one `matmul` per group then `fold2d`.
             fn conv_transpose2d(input: Float, weight: Float, options: ($crate::backend::Conv2dOptions)) -> Float = conv_transpose2d, tracked;
+            /// The gradient of `conv2d`'s weight: for `input` `[n, c, h, w]` and the gradient of the output
+            /// `[n, out, oh, ow]`, the weight's `[out, c / groups, kh, kw]` for `kernel` `[kh, kw]`. By default each
+            /// group's output gradient times `unfold2d` of the input, summed over the batch; natively, an image's
+            /// unfolding at a time, so the batch's is never held. Differentiable in both operands (it is bilinear).
+            fn conv2d_weight_gradient(input: Float, gradient: Float, kernel: ([usize; 2]), options: ($crate::backend::Conv2dOptions)) -> Float = conv2d_weight_gradient, tracked;
             /// The largest value of each window (`-inf` in the padding). Its gradient goes to the window's first
             /// maximum, the one `max_pool2d_indices` names.
             fn max_pool2d(input: Float, window: ($crate::backend::Window2d)) -> Float = max_pool2d, tracked;

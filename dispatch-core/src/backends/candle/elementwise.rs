@@ -1,6 +1,8 @@
 //! Element-wise ops. Binary ops broadcast with numpy rules, which candle's `broadcast_*` ops follow too; we check
 //! devices and shapes first so that a mismatch is our typed error, not a candle string.
 
+use std::ops::AddAssign;
+
 use candle_core::backend::BackendStorage;
 use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Layout, Tensor};
 use ndarray::LinalgScalar;
@@ -117,7 +119,7 @@ impl CustomOp2 for CpuBinary {
 }
 
 /// The element types whose CPU tensors run `crate::kernels` rather than candle's kernels: `f32` and `f64`.
-pub(super) trait CpuFloat: Kernels + Float + LinalgScalar + Default {}
+pub(super) trait CpuFloat: Kernels + Float + LinalgScalar + Default + AddAssign {}
 
 impl CpuFloat for f32 {}
 impl CpuFloat for f64 {}
@@ -350,7 +352,7 @@ pub(super) fn runs_cpu_kernels(tensor: &Tensor) -> bool {
 
 /// The elements of a contiguous `layout` in `values`; an error for a strided layout or one past the storage, which the
 /// CPU kernels' callers never pass (they make their operands contiguous first).
-fn contiguous_slice<'a, T>(op: &str, (values, layout): (&'a [T], &Layout)) -> candle_core::Result<&'a [T]> {
+pub(super) fn contiguous_slice<'a, T>(op: &str, (values, layout): (&'a [T], &Layout)) -> candle_core::Result<&'a [T]> {
     let slice = layout.contiguous_offsets().and_then(|(start, end)| values.get(start..end));
     slice.ok_or_else(|| {
         candle_core::Error::Msg(format!("{op}: a strided or out-of-range layout reached the CPU kernel"))

@@ -362,6 +362,15 @@ impl Backend for Candle {
         window::conv1d::<Self>(input, weight, options)
     }
 
+    fn conv2d_weight_gradient(
+        input: &Tensor,
+        gradient: &Tensor,
+        kernel: [usize; 2],
+        options: Conv2dOptions,
+    ) -> Result<Tensor> {
+        window::conv2d_weight_gradient::<Self>(input, gradient, kernel, options)
+    }
+
     fn conv_transpose2d(input: &Tensor, weight: &Tensor, options: Conv2dOptions) -> Result<Tensor> {
         window::conv_transpose2d::<Self>(input, weight, options)
     }

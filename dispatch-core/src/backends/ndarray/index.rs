@@ -3,11 +3,11 @@
 //! allocated; the float operands are walked as row-major slices, split at the indexed axis into `outer x len x
 //! inner` blocks.
 
-use ndarray::{ArcArrayD, ArrayD, IxDyn};
+use ndarray::ArcArrayD;
 
 use super::int_bool::NdArrayIntTensor;
 use super::tensor::{
-    Element, NdArrayTensor, ndarray_error, row_major, row_major_values, with_array, with_arrays, with_element,
+    Element, NdArrayTensor, array_of, row_major, row_major_values, with_array, with_arrays, with_element,
 };
 use crate::backend::defaults::split_at_axis;
 use crate::dtype::DType;
@@ -36,11 +36,6 @@ fn picks(op: &'static str, indices: &NdArrayIntTensor, len: usize) -> Result<Vec
     positions(op, indices.array(), len)
 }
 
-/// An output array of `shape` from its row-major values.
-fn array_of<E>(op: &'static str, shape: &Shape, values: Vec<E>) -> Result<ArrayD<E>> {
-    ArrayD::from_shape_vec(IxDyn(shape.dims()), values).map_err(|error| ndarray_error(op, error))
-}
-
 pub(super) fn index_select(tensor: &NdArrayTensor, axis: usize, indices: &NdArrayIntTensor) -> Result<NdArrayTensor> {
     let op = "index_select";
     let shape = tensor.shape();
@@ -50,7 +45,7 @@ pub(super) fn index_select(tensor: &NdArrayTensor, axis: usize, indices: &NdArra
     with_array!(tensor, |array| {
         let values = row_major(op, array.view())?;
         let selected = select_blocks(op, &values, split_at_axis(&shape, axis), &picks)?;
-        Ok(NdArrayTensor::shared_as(tensor.dtype(), array_of(op, &output_shape, selected)?.into_shared()))
+        Ok(NdArrayTensor::shared_as(tensor.dtype(), array_of(op, output_shape.dims(), selected)?.into_shared()))
     })
 }
 
@@ -93,7 +88,7 @@ pub(super) fn select_add(
                 add_into(&mut output[to..to + inner], &added[from..from + inner]);
             }
         }
-        Ok(NdArrayTensor::output(tensor.dtype(), array_of(op, &shape, output)?))
+        Ok(NdArrayTensor::output(tensor.dtype(), array_of(op, shape.dims(), output)?))
     })
 }
 
@@ -149,7 +144,7 @@ pub(super) fn gather(tensor: &NdArrayTensor, axis: usize, indices: &NdArrayIntTe
         let values = row_major(op, array.view())?;
         let mut output = memory::try_vec(op, lanes.positions.len())?;
         lanes.for_each(|_, place| output.push(values[place]));
-        Ok(NdArrayTensor::shared_as(tensor.dtype(), array_of(op, &indices.shape(), output)?.into_shared()))
+        Ok(NdArrayTensor::shared_as(tensor.dtype(), array_of(op, indices.shape().dims(), output)?.into_shared()))
     })
 }
 
@@ -169,7 +164,7 @@ pub(super) fn scatter_add(
         }
         let (mut output, added) = (row_major_values(op, array)?, row_major(op, added.view())?);
         lanes.for_each(|index, place| output[place] += added[index]);
-        Ok(NdArrayTensor::output(tensor.dtype(), array_of(op, &shape, output)?))
+        Ok(NdArrayTensor::output(tensor.dtype(), array_of(op, shape.dims(), output)?))
     })
 }
 
@@ -185,7 +180,7 @@ pub(super) fn embedding(weights: &NdArrayTensor, ids: &NdArrayIntTensor) -> Resu
     with_array!(weights, |array| {
         let values = row_major(op, array.view())?;
         let picked = select_blocks(op, &values, (1, vocabulary, width), &rows)?;
-        Ok(NdArrayTensor::shared_as(weights.dtype(), array_of(op, &output_shape, picked)?.into_shared()))
+        Ok(NdArrayTensor::shared_as(weights.dtype(), array_of(op, output_shape.dims(), picked)?.into_shared()))
     })
 }
 
@@ -204,5 +199,5 @@ fn one_hot_in<E: Element>(indices: &NdArrayIntTensor, dtype: DType, output_shape
     for (row, class) in positions(op, indices.array(), classes)?.into_iter().enumerate() {
         output[row * classes + class] = E::one();
     }
-    Ok(NdArrayTensor::shared_as(dtype, array_of(op, output_shape, output)?.into_shared()))
+    Ok(NdArrayTensor::shared_as(dtype, array_of(op, output_shape.dims(), output)?.into_shared()))
 }

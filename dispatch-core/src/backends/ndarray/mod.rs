@@ -471,6 +471,15 @@ impl Backend for NdArray {
         window::conv1d(input, weight, options)
     }
 
+    fn conv2d_weight_gradient(
+        input: &NdArrayTensor,
+        gradient: &NdArrayTensor,
+        kernel: [usize; 2],
+        options: Conv2dOptions,
+    ) -> Result<NdArrayTensor> {
+        window::conv2d_weight_gradient(input, gradient, kernel, options)
+    }
+
     fn conv_transpose2d(
         input: &NdArrayTensor,
         weight: &NdArrayTensor,

@@ -165,11 +165,11 @@ impl NdArrayTensor {
         shape.check_tensor_shape(op)?;
         shape.check_data_len(op, data.len())?;
         let array = if dtype == DType::F64 {
-            FloatArray::F64(array_of(op, shape, data)?)
+            FloatArray::F64(array_of(op, shape.dims(), data)?.into_shared())
         } else {
             let mut narrowed = memory::try_vec(op, data.len())?;
             narrowed.extend(data.into_iter().map(|value| dtype.round(value) as f32));
-            FloatArray::F32(array_of(op, shape, narrowed)?)
+            FloatArray::F32(array_of(op, shape.dims(), narrowed)?.into_shared())
         };
         Ok(Self { values: array, dtype })
     }
@@ -177,16 +177,19 @@ impl NdArrayTensor {
     pub(super) fn from_vec(data: Vec<f32>, shape: &Shape) -> Result<Self> {
         shape.check_tensor_shape("from_vec")?;
         shape.check_data_len("from_vec", data.len())?;
-        Ok(Self { values: FloatArray::F32(array_of("from_vec", shape, data)?), dtype: DType::F32 })
+        Ok(Self { values: FloatArray::F32(array_of("from_vec", shape.dims(), data)?.into_shared()), dtype: DType::F32 })
     }
 
     pub(super) fn full(shape: &Shape, value: f64, dtype: DType) -> Result<Self> {
         shape.check_tensor_shape("full")?;
         let count = shape.num_elements();
         let values = if dtype == DType::F64 {
-            FloatArray::F64(array_of("full", shape, memory::try_filled("full", count, value)?)?)
+            FloatArray::F64(array_of("full", shape.dims(), memory::try_filled("full", count, value)?)?.into_shared())
         } else {
-            FloatArray::F32(array_of("full", shape, memory::try_filled("full", count, dtype.round(value) as f32)?)?)
+            FloatArray::F32(
+                array_of("full", shape.dims(), memory::try_filled("full", count, dtype.round(value) as f32)?)?
+                    .into_shared(),
+            )
         };
         Ok(Self { values, dtype })
     }
@@ -307,10 +310,6 @@ fn check_rank(op: &'static str, rank: usize) -> Result<()> {
     Ok(())
 }
 
-fn array_of<T: Clone>(op: &'static str, shape: &Shape, data: Vec<T>) -> Result<ArcArrayD<T>> {
-    ArrayD::from_shape_vec(IxDyn(shape.dims()), data).map(ArrayD::into_shared).map_err(|error| ndarray_error(op, error))
-}
-
 /// The elements of any array in row-major order, copied fallibly: in one piece when the array is row-major already.
 pub(super) fn row_major_values<T: Copy>(op: &'static str, array: &ArcArrayD<T>) -> Result<Vec<T>> {
     if let Some(row_major) = array.as_slice() {
@@ -341,6 +340,11 @@ fn row_major_converted<T: Copy, U>(op: &'static str, array: &ArcArrayD<T>, conve
 /// would abort the process if it could not).
 pub(super) fn check_output<T>(op: &'static str, elements: usize) -> Result<()> {
     memory::check_room(op, elements, size_of::<T>())
+}
+
+/// An output array of `dims` from its row-major values.
+pub(super) fn array_of<E>(op: &'static str, dims: &[usize], values: Vec<E>) -> Result<ArrayD<E>> {
+    ArrayD::from_shape_vec(IxDyn(dims), values).map_err(|error| ndarray_error(op, error))
 }
 
 /// An error `ndarray` reported although our own checks passed.

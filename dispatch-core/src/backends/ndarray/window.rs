@@ -1,19 +1,18 @@
 //! Window ops over `[batch, channels, height, width]`: im2col (`unfold2d`) and col2im (`fold2d`) here, the
-//! convolutions in `conv` (im2col into one buffer, one matrix product per group), the pools in `pool` (one pass
-//! over each window). What each op accepts and the sizes it computes are the shared rules of `backend::window`;
+//! convolutions in `conv` (on `kernels::window`, which both CPU backends run), the pools in `pool` (one pass over
+//! each window). What each op accepts and the sizes it computes are the shared rules of `backend::window`;
 //! the kernels walk the runs of taps that read the input as slices of its rows, and never visit padding.
 
 mod conv;
-mod planes;
 mod pool;
 
-pub(super) use self::conv::{conv_transpose2d, conv1d, conv2d};
-use self::planes::{array_of, fold_plane, unfold_plane};
+pub(super) use self::conv::{conv_transpose2d, conv1d, conv2d, conv2d_weight_gradient};
 pub(super) use self::pool::{adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_indices};
-use super::tensor::{Element, NdArrayTensor, row_major, with_array};
+use super::tensor::{Element, NdArrayTensor, array_of, row_major, with_array};
 use crate::backend::Window2d;
 use crate::backend::window::{fold2d_geometry, product, unfold2d_geometry};
 use crate::error::Result;
+use crate::kernels::window::{fold_plane, unfold_plane};
 use crate::memory;
 
 /// `[n, c, h, w]` to `[n, c * kh * kw, oh * ow]`: row `c * kh * kw + i * kw + j` holds tap `(i, j)` of channel `c`

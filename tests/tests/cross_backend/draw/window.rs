@@ -84,8 +84,23 @@ fn conv_options(height: usize, width: usize, draw: &Draw, transposed: bool) -> (
     (options, window.kernel[0], window.kernel[1])
 }
 
-fn planar_step([_, c, h, w]: [usize; 4], draw: &Draw) -> Step {
+fn planar_step([n, c, h, w]: [usize; 4], draw: &Draw) -> Step {
     match draw.a % 8 {
+        1 if draw.b % 3 == 2 => {
+            let (mut options, kh, kw) = conv_options(h, w, draw, false);
+            options.groups = groups(c, draw.a / 8);
+            // The gradient of the convolution's output: its shape, or (a fault) one row more.
+            let window = Window2d {
+                kernel: [kh, kw],
+                stride: options.stride,
+                padding: options.padding,
+                dilation: options.dilation,
+            };
+            let [oh, ow] = window.output_size("draw", [h, w]).unwrap_or([1, 1]);
+            let extra = usize::from(draw.argument_fault() && !window_fault(draw));
+            let gradient = vec![n, options.groups * (1 + draw.c % 2), oh + extra, ow];
+            Step::Conv2dWeightGradient { gradient: draw.operand(gradient, 44), kernel: [kh, kw], options }
+        }
         0 | 1 => {
             let (mut options, kh, kw) = conv_options(h, w, draw, false);
             options.groups = groups(c, draw.a / 8);

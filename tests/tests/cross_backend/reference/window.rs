@@ -63,6 +63,47 @@ fn check_groups(groups: usize, input_channels: usize, output_channels: usize) ->
     Ok(())
 }
 
+/// The gradient of `conv2d`'s weight `[o, c / groups, kh, kw]`: each weight entry's sum, over the outputs, of the
+/// output's gradient times the input cell the entry multiplies there.
+pub fn conv2d_weight_gradient(
+    input: &Floats,
+    gradient: &Floats,
+    [kh, kw]: [usize; 2],
+    options: &Conv2dOptions,
+) -> Outcome<Floats> {
+    dtype_mismatch(input.dtype, gradient.dtype)?;
+    let [n, c, h, w] = dims4(&input.dims, "conv2d_weight_gradient input")?;
+    let [_, o, _, _] = dims4(&gradient.dims, "conv2d_weight_gradient gradient")?;
+    if kh == 0 || kw == 0 {
+        return invalid(format!("a kernel of {:?}", [kh, kw]));
+    }
+    check_groups(options.groups, c, o)?;
+    let per_group = c / options.groups;
+    if o == 0 || (n > 0 && c > 0 && (h == 0 || w == 0)) {
+        return invalid(format!("conv2d_weight_gradient of {:?} for {:?}", input.dims, gradient.dims));
+    }
+    let window = options_window(options, [kh, kw]);
+    let [oh, ow] = output_size(&window, [h, w])?;
+    if gradient.dims != [n, o, oh, ow] {
+        return mismatch(format!("a gradient of {:?} for an output of {:?}", gradient.dims, [n, o, oh, ow]));
+    }
+    let out_per_group = o / options.groups;
+    let dims = vec![o, per_group, kh, kw];
+    let mut values = vec![0.0; count(&dims)];
+    for (b, oc, y, x) in
+        (0..n).flat_map(|b| (0..o).flat_map(move |oc| (0..oh * ow).map(move |p| (b, oc, p / ow, p % ow))))
+    {
+        let (group, g) = (oc / out_per_group, gradient.values[((b * o + oc) * oh + y) * ow + x]);
+        for (ci, i, j) in (0..per_group).flat_map(|ci| (0..kh * kw).map(move |t| (ci, t / kw, t % kw))) {
+            if let Some((row, column)) = tap(&window, [h, w], (y, x), (i, j)) {
+                let pixel = input.values[((b * c + group * per_group + ci) * h + row) * w + column];
+                values[((oc * per_group + ci) * kh + i) * kw + j] += g * pixel;
+            }
+        }
+    }
+    Ok(Floats::new(dims, values, input.dtype))
+}
+
 pub fn conv2d(input: &Floats, weight: &Floats, options: &Conv2dOptions) -> Outcome<Floats> {
     dtype_mismatch(input.dtype, weight.dtype)?;
     let [n, c, h, w] = dims4(&input.dims, "conv2d input")?;

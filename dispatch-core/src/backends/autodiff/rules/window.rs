@@ -8,7 +8,7 @@ use crate::backend::window::{dims4, product};
 use crate::backend::{Conv2dOptions, Window2d};
 use crate::backends::BaseBackend;
 use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
-use crate::error::{Error, RankRule, Result};
+use crate::error::{Error, Result};
 use crate::shape::Shape;
 
 /// d unfold2d: the gradient's columns folded back onto the input (padding taps, which read no input, drop out).
@@ -94,9 +94,8 @@ pub fn avg_pool2d<B: BaseBackend>(input: &AutodiffTensor<B>, window: Window2d) -
 }
 
 /// The base backend's `conv2d` (`[n, c, h, w]` by `[o, c / groups, kh, kw]`). d input: the transposed
-/// convolution of the gradient by the same weight, with the output padding that gives back `h x w`; d weight: for
-/// each group, the gradient `[n, o / groups, positions]` times the input's windows `[n, positions, c / groups *
-/// kh * kw]`, summed over the batch.
+/// convolution of the gradient by the same weight, with the output padding that gives back `h x w`; d weight: the
+/// base backend's `conv2d_weight_gradient`.
 pub fn conv2d<B: BaseBackend>(
     input: &AutodiffTensor<B>,
     weight: &AutodiffTensor<B>,
@@ -109,32 +108,65 @@ pub fn conv2d<B: BaseBackend>(
             if let Some(zeros) = empty_gradients::<B>(&x, &w, &gradient, [input_tracked, weight_tracked])? {
                 return Ok(zeros);
             }
-            let input_gradient = gradient_if(input_tracked, || {
-                let op = "conv2d backward";
-                let ([_, _, h, wi], [_, _, kh, kw]) =
-                    (dims4(op, "an input", &B::shape(&x))?, dims4(op, "a weight", &B::shape(&w))?);
-                let [_, _, oh, ow] = dims4(op, "a gradient", &B::shape(&gradient))?;
-                // The rows and columns the transposed convolution leaves off: the forward's output size rounded
-                // them down, so they are below the stride. `(out - 1) * stride + reach` is at most the padded input,
-                // which the forward's geometry checked fits in `usize`.
-                let left_off = |side: usize, size: usize, out: usize, kernel: usize| {
-                    let reach = options.dilation[side] * (kernel - 1) + 1;
-                    (size + 2 * options.padding[side]) - ((out - 1) * options.stride[side] + reach)
-                };
-                let output_padding = [left_off(0, h, oh, kh), left_off(1, wi, ow, kw)];
-                B::conv_transpose2d(&gradient, &w, Conv2dOptions { output_padding, ..options })
-            })?;
+            let input_gradient = gradient_if(input_tracked, || conv2d_input_gradient::<B>(&x, &w, &gradient, options))?;
             let weight_gradient = gradient_if(weight_tracked, || {
-                windows_times_gradient::<B>(&x, &gradient, &B::shape(&w), options, false)
+                let [_, _, kh, kw] = dims4("conv2d backward", "a weight", &B::shape(&w))?;
+                B::conv2d_weight_gradient(&x, &gradient, [kh, kw], options)
             })?;
             Ok([input_gradient, weight_gradient])
         }
     }))
 }
 
+/// The gradient of `conv2d(x, w)` by `x`, for the output's `gradient`: the transposed convolution of the gradient by
+/// the same weight, with the output padding that gives back `x`'s height and width.
+fn conv2d_input_gradient<B: BaseBackend>(
+    x: &B::FloatTensor,
+    w: &B::FloatTensor,
+    gradient: &B::FloatTensor,
+    options: Conv2dOptions,
+) -> Result<B::FloatTensor> {
+    let op = "conv2d backward";
+    let ([_, _, h, wi], [_, _, kh, kw]) = (dims4(op, "an input", &B::shape(x))?, dims4(op, "a weight", &B::shape(w))?);
+    let [_, _, oh, ow] = dims4(op, "a gradient", &B::shape(gradient))?;
+    // The rows and columns the transposed convolution leaves off: the forward's output size rounded them down, so
+    // they are below the stride. `(out - 1) * stride + reach` is at most the padded input, which the forward's
+    // geometry checked fits in `usize`.
+    let left_off = |side: usize, size: usize, out: usize, kernel: usize| {
+        let reach = options.dilation[side] * (kernel - 1) + 1;
+        (size + 2 * options.padding[side]) - ((out - 1) * options.stride[side] + reach)
+    };
+    let output_padding = [left_off(0, h, oh, kh), left_off(1, wi, ow, kw)];
+    B::conv_transpose2d(gradient, w, Conv2dOptions { output_padding, ..options })
+}
+
+/// `conv2d_weight_gradient` is bilinear in the input `x` and the output's gradient `g`: against an upstream
+/// gradient `u` of the weight's shape, `Σ u ⊙ dW = Σ g ⊙ conv2d(x, u)`. So d g is `conv2d(x, u)`, and d x is
+/// `conv2d`'s input gradient for `g` by the weight `u`.
+pub fn conv2d_weight_gradient<B: BaseBackend>(
+    input: &AutodiffTensor<B>,
+    gradient: &AutodiffTensor<B>,
+    kernel: [usize; 2],
+    options: Conv2dOptions,
+) -> Result<AutodiffTensor<B>> {
+    let output = B::conv2d_weight_gradient(input.primitive(), gradient.primitive(), kernel, options)?;
+    let operands = [input, gradient];
+    Ok(AutodiffTensor::binary("conv2d_weight_gradient", operands, output, |[input_tracked, gradient_tracked], _| {
+        let (x, g) = (input.primitive().clone(), gradient.primitive().clone());
+        move |upstream| {
+            if let Some(zeros) = empty_gradients::<B>(&x, &g, &upstream, [input_tracked, gradient_tracked])? {
+                return Ok(zeros);
+            }
+            let input_gradient = gradient_if(input_tracked, || conv2d_input_gradient::<B>(&x, &upstream, &g, options))?;
+            let gradient_gradient = gradient_if(gradient_tracked, || B::conv2d(&x, &upstream, options))?;
+            Ok([input_gradient, gradient_gradient])
+        }
+    }))
+}
+
 /// The base backend's `conv_transpose2d` (`[n, c, h, w]` by `[c, o / groups, kh, kw]`), the adjoint of `conv2d` by
-/// its input. d input: the `conv2d` of the gradient by the same weight; d weight: for each group, the input
-/// `[n, c / groups, h * w]` times the gradient's windows, summed over the batch.
+/// its input. d input: the `conv2d` of the gradient by the same weight; d weight: `conv2d_weight_gradient` of the
+/// convolution of the gradient's planes to the input's, whose adjoint this op is.
 pub fn conv_transpose2d<B: BaseBackend>(
     input: &AutodiffTensor<B>,
     weight: &AutodiffTensor<B>,
@@ -149,8 +181,11 @@ pub fn conv_transpose2d<B: BaseBackend>(
             }
             let plain = Conv2dOptions { output_padding: [0, 0], ..options };
             let input_gradient = gradient_if(input_tracked, || B::conv2d(&gradient, &w, plain))?;
-            let weight_gradient =
-                gradient_if(weight_tracked, || windows_times_gradient::<B>(&gradient, &x, &B::shape(&w), plain, true))?;
+            // The weight of the convolution of the gradient's planes to the input's, whose adjoint this is.
+            let weight_gradient = gradient_if(weight_tracked, || {
+                let [_, _, kh, kw] = dims4("conv_transpose2d backward", "a weight", &B::shape(&w))?;
+                B::conv2d_weight_gradient(&gradient, &x, [kh, kw], plain)
+            })?;
             Ok([input_gradient, weight_gradient])
         }
     }))
@@ -172,42 +207,6 @@ fn empty_gradients<B: BaseBackend>(
     }
     let zeros = |tensor: &B::FloatTensor| B::full(B::shape(tensor), 0.0, B::dtype(gradient), &B::device(gradient));
     Ok(Some([gradient_if(tracked[0], || zeros(input))?, gradient_if(tracked[1], || zeros(weight))?]))
-}
-
-/// The gradient of a convolution's weight of shape `weight_shape`, from the tensor whose windows the weight reads
-/// (`windowed`, `[n, channels, .., ..]`) and the tensor each window meets (`met`, `[n, other channels, positions..]`):
-/// per group, `met [n, other / groups, P]` times `windows [n, P, channels / groups * kh * kw]`, summed over the
-/// batch. For `conv2d` the windows are the input's and the weight is `[o, c / groups, kh, kw]`; for
-/// `conv_transpose2d` (`transposed`) they are the output gradient's and the weight is `[c, o / groups, kh, kw]`.
-fn windows_times_gradient<B: BaseBackend>(
-    windowed: &B::FloatTensor,
-    met: &B::FloatTensor,
-    weight_shape: &Shape,
-    options: Conv2dOptions,
-    transposed: bool,
-) -> Result<B::FloatTensor> {
-    let op = if transposed { "conv_transpose2d backward" } else { "conv2d backward" };
-    let [_, _, kh, kw] = dims4(op, "a weight", weight_shape)?;
-    let [n, met_channels, ..] = dims4(op, "a gradient", &B::shape(met))?;
-    let groups = options.groups;
-    let columns = B::unfold2d(windowed, options.window([kh, kw]), 0.0)?;
-    let columns_shape = B::shape(&columns);
-    let [_, rows, positions] = <[usize; 3]>::try_from(columns_shape.dims())
-        .map_err(|_| Error::unexpected_rank(op, "unfold2d's columns", RankRule::Exactly(3), &columns_shape))?;
-    let met = B::reshape(met, Shape::new([n, met_channels, positions]))?;
-    let (met_per_group, rows_per_group) = (met_channels / groups, rows / groups);
-    let mut blocks = Vec::with_capacity(groups);
-    for group in 0..groups {
-        let met_group = B::narrow(&met, 1, group * met_per_group, met_per_group)?;
-        let columns_group = B::swap_dims(&B::narrow(&columns, 1, group * rows_per_group, rows_per_group)?, 1, 2)?;
-        let product = B::sum_dim(&B::matmul(&met_group, &columns_group)?, 0)?;
-        blocks.push(B::reshape(&product, Shape::new([met_per_group, rows_per_group]))?);
-    }
-    let stacked = if groups == 1 { blocks.swap_remove(0) } else { B::cat(&blocks, 0)? };
-    // conv2d: `[o, c / g * kh * kw]` is the weight's layout. conv_transpose2d: the windows were the gradient's
-    // (`o` channels), met by the input (`c`), so each group's block is `[c / g, o / g * kh * kw]`: the weight's
-    // layout too.
-    B::reshape(&stacked, weight_shape.clone())
 }
 
 /// The error of a backward through a window of padding alone whose indices were refused in the forward and, against

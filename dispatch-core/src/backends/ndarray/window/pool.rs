@@ -4,12 +4,11 @@
 
 use num_traits::Zero;
 
-use super::planes::array_of;
 use crate::backend::Window2d;
 use crate::backend::window::{adaptive_cells, adaptive_pool2d_geometry, pool2d_geometry, product};
 use crate::backends::ndarray::int_bool::NdArrayIntTensor;
 use crate::backends::ndarray::parallel::try_for_each_part;
-use crate::backends::ndarray::tensor::{Element, NdArrayTensor, row_major, with_array};
+use crate::backends::ndarray::tensor::{Element, NdArrayTensor, array_of, row_major, with_array};
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::parallel::Work;

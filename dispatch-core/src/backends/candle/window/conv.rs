@@ -1,0 +1,94 @@
+//! The convolutions of CPU tensors: the ndarray backend's kernels (`kernels::window`), which
+//! unfold one image at a time and multiply by matrixmultiply. candle's own CPU convolution unfolds the whole batch
+//! and multiplies by `gemm`, whose threads slow a step on two cores (as for `matmul`); its weight's gradient went
+//! through `unfold2d`'s index picks.
+
+use candle_core::{CpuStorage, CustomOp2, DType, Layout, Tensor};
+
+use crate::backends::candle::elementwise::{CpuFloat, CpuPairKernel, contiguous_slice, runs_cpu_kernels};
+use crate::backends::candle::error::OrBackend;
+use crate::backends::candle::memory::{check_output, check_output_like};
+use crate::error::Result;
+use crate::kernels::window::Convolution;
+
+/// Which of a convolution's three products to compute.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::backends::candle) enum Product {
+    /// `conv2d` of the images (left) by the weight (right).
+    Forward,
+    /// `conv_transpose2d` of the output planes (left) by the weight (right).
+    Transposed,
+    /// The weight's gradient from the images (left) and the output's gradient (right).
+    WeightGradient,
+}
+
+/// `product` of `convolution` on `operands`, into a tensor of `output`; `None` unless they are CPU tensors. `f16`
+/// and `bf16` ones are widened to `f32` (which holds each of their values) and the result rounded back once, as
+/// ndarray computes them: matrixmultiply has no 16-bit product. Room for the output and for the operands' copies is
+/// checked first.
+pub(in crate::backends::candle) fn on_cpu(
+    op: &'static str,
+    operands: [&Tensor; 2],
+    convolution: Convolution,
+    product: Product,
+    output: [usize; 4],
+) -> Result<Option<Tensor>> {
+    let dtype = operands[0].dtype();
+    let widened = matches!(dtype, DType::F16 | DType::BF16);
+    if !operands[0].device().is_cpu() || !(widened || runs_cpu_kernels(operands[0])) {
+        return Ok(None);
+    }
+    let elements = output.iter().try_fold(1usize, |total, &dim| total.checked_mul(dim)).unwrap_or(usize::MAX);
+    check_output(op, operands[0].device(), elements, if widened { DType::F32 } else { dtype })?;
+    let operand = |tensor: &Tensor| {
+        if widened {
+            check_output(op, tensor.device(), tensor.elem_count(), DType::F32)?;
+            return tensor.to_dtype(DType::F32).or_backend(op);
+        }
+        check_output_like(op, tensor)?;
+        tensor.contiguous().or_backend(op)
+    };
+    let (lhs, rhs) = (operand(operands[0])?, operand(operands[1])?);
+    let kernel = CpuConvolution { op, convolution, product, output };
+    let result = lhs.apply_op2_no_bwd(&rhs, &kernel).or_backend(op)?;
+    if widened {
+        check_output(op, result.device(), elements, dtype)?;
+        return result.to_dtype(dtype).or_backend(op).map(Some);
+    }
+    Ok(Some(result))
+}
+
+struct CpuConvolution {
+    op: &'static str,
+    convolution: Convolution,
+    product: Product,
+    output: [usize; 4],
+}
+
+impl CpuPairKernel for CpuConvolution {
+    fn outputs<E: CpuFloat>(&self, lhs: (&[E], &Layout), rhs: (&[E], &Layout)) -> candle_core::Result<Vec<E>> {
+        let (lhs, rhs) = (contiguous_slice(self.op, lhs)?, contiguous_slice(self.op, rhs)?);
+        let values = match self.product {
+            Product::Forward => self.convolution.forward(self.op, lhs, rhs),
+            Product::Transposed => self.convolution.transposed(self.op, lhs, rhs),
+            Product::WeightGradient => self.convolution.weight_gradient(self.op, lhs, rhs),
+        };
+        values.map_err(candle_core::Error::wrap)
+    }
+}
+
+impl CustomOp2 for CpuConvolution {
+    fn name(&self) -> &'static str {
+        self.op
+    }
+
+    fn cpu_fwd(
+        &self,
+        lhs: &CpuStorage,
+        lhs_layout: &Layout,
+        rhs: &CpuStorage,
+        rhs_layout: &Layout,
+    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
+        Ok((self.storage((lhs, lhs_layout), (rhs, rhs_layout))?, self.output.to_vec().into()))
+    }
+}
