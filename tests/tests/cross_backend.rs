@@ -400,6 +400,21 @@ fn programs_that_once_failed_pass_everywhere() {
                 },
             ],
         ),
+        // candle on CUDA: select_add into a narrowed tensor (at an offset in its storage) panicked in cudarc: candle
+        // copies the destination, then reads the copy at the destination's offset, past its end.
+        program_of(
+            &[4, 1, 1],
+            f32,
+            vec![
+                Step::Narrow { axis: 0, start: 1, len: 2 },
+                Step::SelectAdd {
+                    axis: 0,
+                    indices: IntOperand { dims: vec![1], fill: IntFill::Seeded { seed: 12, low: 0, high: 2 } },
+                    other: grid(&[1, 1, 1], 13, f32),
+                    current_is_source: false,
+                },
+            ],
+        ),
         // The gradient of `powf` by a negative base is NaN, and must not reach the input through the 0/1 step of `gt_scalar`,
         // which cuts the graph.
         program_of(

@@ -39,6 +39,17 @@ fn row_major(op: &'static str, tensor: &Tensor) -> Result<Tensor> {
     tensor.contiguous().or_backend(op)
 }
 
+/// `tensor` row-major from the start of its storage: the destination of candle's `index_add`. Its CUDA kernel
+/// copies the destination into a fresh buffer, then reads the copy by the destination's own layout: a strided one is
+/// refused, and one at an offset (a narrowed view) is read past the copy's end, which panics in cudarc.
+fn row_major_from_start(op: &'static str, tensor: &Tensor) -> Result<Tensor> {
+    if tensor.is_contiguous() && tensor.layout().start_offset() == 0 {
+        return Ok(tensor.clone());
+    }
+    check_output_like(op, tensor)?;
+    tensor.force_contiguous().or_backend(op)
+}
+
 pub(super) fn index_select(tensor: &Tensor, axis: usize, indices: &Tensor) -> Result<Tensor> {
     let op = "index_select";
     float_dtype(op, tensor)?;
@@ -73,9 +84,7 @@ pub(super) fn select_add(tensor: &Tensor, axis: usize, indices: &Tensor, source:
         // Nothing to add; a fresh copy, as the kernel would give.
         return tensor.copy().or_backend(op);
     }
-    // Row-major destination too: candle's CUDA kernel refuses a strided one (it copies it to row-major, then
-    // indexes the copy by the strided layout).
-    row_major(op, tensor)?.index_add(&row_major(op, indices)?, &row_major(op, source)?, axis).or_backend(op)
+    row_major_from_start(op, tensor)?.index_add(&row_major(op, indices)?, &row_major(op, source)?, axis).or_backend(op)
 }
 
 /// The checks of `gather` and `scatter_add`, in the host default's order: `indices` has `tensor`'s rank and its
