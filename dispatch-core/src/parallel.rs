@@ -5,6 +5,8 @@
 
 use rayon::prelude::*;
 
+use crate::error::Result;
+
 /// How much one element of a pass costs, which sets how long the pass must be before it is split.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Work {
@@ -47,5 +49,27 @@ pub(crate) fn for_each_part<O: Send>(work: Work, outputs: &mut [O], f: impl Fn(u
         outputs.par_chunks_mut(part).enumerate().for_each(|(index, outputs)| f(index.saturating_mul(part), outputs));
     } else {
         f(0, outputs);
+    }
+}
+
+/// `f` on each `width`-long part of `outputs` with the `input_width`-long part of `inputs` of the same index (a
+/// plane's outputs and the plane), across threads when the outputs are worth splitting. On failure, the error of
+/// one failing part: the first in order on one thread, any of them across threads (pooling's checks depend on the
+/// window's geometry alone, so every plane fails alike). A width of 0 gives no call.
+pub(crate) fn try_for_each_part<I: Sync, O: Send>(
+    work: Work,
+    (outputs, width): (&mut [O], usize),
+    (inputs, input_width): (&[I], usize),
+    f: impl Fn(&mut [O], &[I]) -> Result<()> + Sync + Send,
+) -> Result<()> {
+    if width == 0 || input_width == 0 {
+        return Ok(());
+    }
+    if split(work, outputs.len()) {
+        let parts = outputs.par_chunks_exact_mut(width).zip(inputs.par_chunks_exact(input_width));
+        parts.try_for_each(|(outputs, inputs)| f(outputs, inputs))
+    } else {
+        let mut parts = outputs.chunks_exact_mut(width).zip(inputs.chunks_exact(input_width));
+        parts.try_for_each(|(outputs, inputs)| f(outputs, inputs))
     }
 }

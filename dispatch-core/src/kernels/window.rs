@@ -1,4 +1,5 @@
-//! The convolutions both CPU backends run, on row-major slices. One convolution has three products:
+//! The window kernels both CPU backends run, on row-major slices: the max pool (one pass over each window) and the
+//! convolutions. One convolution has three products:
 //! - the forward: each image unfolded (im2col), then one matrix product per group;
 //! - its adjoint by the input, the transposed convolution: one product per group, then folded back (col2im);
 //! - its adjoint by the weight, the weight's gradient: each image's output gradient times its unfolding, summed.
@@ -16,13 +17,14 @@ use std::ops::{AddAssign, Range};
 
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2, LinalgScalar};
+use num_traits::{Float, Zero};
 use rayon::prelude::*;
 
 use crate::backend::window::{Conv2dGeometry, Conv2dOptions, Window2d, dims4};
 use crate::error::{Error, Result};
 use crate::kernels::matmul::runs_on_one_thread;
 use crate::memory;
-use crate::parallel::{self, Work};
+use crate::parallel::{self, Work, try_for_each_part};
 use crate::shape::Shape;
 
 /// The most blocks the weight's gradient sums separately (each holds a weight-sized sum), so at most this many
@@ -274,6 +276,81 @@ impl Convolution {
     fn positions(&self) -> [usize; 2] {
         [self.output[2], self.output[3]]
     }
+}
+
+/// The largest tap of each window of `planes` `[n, c, h, w]`, row-major in `values`, over `[n, c, oh, ow]`:
+/// `-inf` for a window of padding alone; a NaN tap wins.
+pub(crate) fn max_pool2d<E: Float + Send + Sync>(
+    op: &'static str,
+    values: &[E],
+    planes: [usize; 4],
+    window: &Window2d,
+    output: [usize; 4],
+) -> Result<Vec<E>> {
+    window_maxima(op, values, planes, window, output, |best| Ok(best.map_or(E::neg_infinity(), |(_, value)| value)))
+}
+
+/// The flat `row * width + column` of each window's first largest tap; a NaN tap wins (the first one), padding
+/// taps never do, and a window of padding alone is an error.
+pub(crate) fn max_pool2d_indices<E: Float + Send + Sync>(
+    op: &'static str,
+    values: &[E],
+    planes: [usize; 4],
+    window: &Window2d,
+    output: [usize; 4],
+) -> Result<Vec<i64>> {
+    window_maxima(op, values, planes, window, output, |best: Option<(usize, E)>| {
+        // A window of padding alone has no input to point at: its `max_pool2d` is `-inf`.
+        let (at, _) = best.ok_or_else(|| {
+            Error::invalid_value(op, "padding", window.padding, "small enough that every window covers some input")
+        })?;
+        i64::try_from(at).map_err(|_| Error::SizeOverflow { op, what: "an index into the plane" })
+    })
+}
+
+/// `output` of each window's first largest tap (its flat index in the plane, and its value), `None` if the window
+/// covers only padding; the taps are visited row by row, each row's taps a strided slice of an input row.
+fn window_maxima<E: Float + Send + Sync, O: Copy + Zero + Send>(
+    op: &'static str,
+    values: &[E],
+    [_, _, h, w]: [usize; 4],
+    window: &Window2d,
+    [n, c, oh, ow]: [usize; 4],
+    output: impl Fn(Option<(usize, E)>) -> Result<O> + Sync + Send,
+) -> Result<Vec<O>> {
+    let len = [n, c, oh, ow].iter().try_fold(1usize, |total, &dim| total.checked_mul(dim));
+    let len = len.ok_or(Error::SizeOverflow { op, what: "the output" })?;
+    let mut outputs = memory::try_filled(op, len, O::zero())?;
+    if values.len() != n.saturating_mul(c).saturating_mul(h).saturating_mul(w) {
+        return Err(Error::invalid(op, "an operand's elements do not match its shape"));
+    }
+    // Planes across threads: each window reads one plane and writes one output.
+    try_for_each_part(Work::Heavy, (&mut outputs, oh * ow), (values, h * w), |outputs, plane| {
+        let mut slots = outputs.iter_mut();
+        for y in 0..oh {
+            let down = window.taps_in_input(0, y, h);
+            for (x, slot) in (0..ow).zip(slots.by_ref()) {
+                let across = window.taps_in_input(1, x, w);
+                let mut best: Option<(usize, E)> = None;
+                for i in down.clone().filter(|_| !across.is_empty()) {
+                    let start = window.cell(0, y, i) * w + window.cell(1, x, across.start);
+                    let taps = plane[start..].iter().step_by(window.dilation[1]).take(across.len());
+                    for (k, &value) in taps.enumerate() {
+                        let wins = match best {
+                            None => true,
+                            Some((_, max)) => !max.is_nan() && (value.is_nan() || value > max),
+                        };
+                        if wins {
+                            best = Some((start + k * window.dilation[1], value));
+                        }
+                    }
+                }
+                *slot = output(best)?;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(outputs)
 }
 
 /// Every run of taps that reads the input of a plane `[h, w]` (not its padding), for an output of `[oh, ow]`

@@ -1,9 +1,8 @@
 //! The ndarray backend's ways of splitting a pass across rayon's threads, by `crate::parallel`'s rule: over
-//! `Zip`s, rows and planes.
+//! `Zip`s and rows (planes: `crate::parallel::try_for_each_part`).
 
 use rayon::prelude::*;
 
-use crate::error::Result;
 use crate::parallel::{Work, split};
 
 /// `$zip.for_each($f)`, or `par_for_each` when a pass of `$work` over `$len` elements is worth splitting: `$f`
@@ -36,27 +35,5 @@ pub(super) fn for_each_row<E: Send>(values: &mut [E], width: usize, f: impl Fn(&
         values.par_chunks_exact_mut(width).for_each(f);
     } else {
         values.chunks_exact_mut(width).for_each(f);
-    }
-}
-
-/// `f` on each `width`-long part of `outputs` with the `input_width`-long part of `inputs` of the same index (a
-/// plane's outputs and the plane), across threads when the outputs are worth splitting. On failure, the error of
-/// one failing part: the first in order on one thread, any of them across threads (pooling's checks depend on the
-/// window's geometry alone, so every plane fails alike). A width of 0 gives no call.
-pub(super) fn try_for_each_part<I: Sync, O: Send>(
-    work: Work,
-    (outputs, width): (&mut [O], usize),
-    (inputs, input_width): (&[I], usize),
-    f: impl Fn(&mut [O], &[I]) -> Result<()> + Sync + Send,
-) -> Result<()> {
-    if width == 0 || input_width == 0 {
-        return Ok(());
-    }
-    if split(work, outputs.len()) {
-        let parts = outputs.par_chunks_exact_mut(width).zip(inputs.par_chunks_exact(input_width));
-        parts.try_for_each(|(outputs, inputs)| f(outputs, inputs))
-    } else {
-        let mut parts = outputs.chunks_exact_mut(width).zip(inputs.chunks_exact(input_width));
-        parts.try_for_each(|(outputs, inputs)| f(outputs, inputs))
     }
 }

@@ -1,20 +1,24 @@
-//! Pooling on the device: the largest value of each window, where it is, and adaptive means. The windows are the
-//! columns of `unfold` with `-inf` in the padding; candle's own pooling kernels take neither padding nor dilation,
+//! Pooling: the largest value of each window, where it is, and adaptive means. A CPU tensor of `f32` or `f64`
+//! takes the ndarray backend's max pool (`kernels::window`, one pass over each window). On other devices the
+//! windows are the columns of `unfold` with `-inf` in the padding; candle's own pooling kernels take neither padding nor dilation,
 //! and skip a NaN that this op's contract says wins.
 
-use candle_core::{DType as CandleDType, Tensor};
+use candle_core::backend::BackendStorage;
+use candle_core::{CpuStorage, CustomOp1, DType as CandleDType, Layout, Tensor};
+use num_traits::Float;
 
 use super::columns::{tap_sources, unfold};
 use crate::backend::window::{Window2d, adaptive_pool2d_geometry, dims4, pool2d_geometry, product};
-use crate::backends::candle::elementwise::Extreme;
+use crate::backends::candle::elementwise::{Extreme, contiguous_slice, runs_cpu_kernels};
 use crate::backends::candle::error::{OrBackend, candle_dtype, float_dtype};
 use crate::backends::candle::indices::{constant, counting};
 use crate::backends::candle::layout::shape_of;
 use crate::backends::candle::matmul::matmul;
-use crate::backends::candle::memory::{check_output, filled};
+use crate::backends::candle::memory::{check_output, check_output_like, filled};
 use crate::backends::candle::reduce::extreme_dim;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::kernels::window;
 use crate::shape::Shape;
 
 /// The windows of `input` as `[n, c, kh * kw, oh * ow]`, `-inf` in the padding, and the output `[n, c, oh, ow]`.
@@ -31,6 +35,9 @@ fn windows(op: &'static str, input: &Tensor, window: Window2d) -> Result<(Tensor
 pub(in crate::backends::candle) fn max_pool2d(input: &Tensor, window: Window2d) -> Result<Tensor> {
     let op = "max_pool2d";
     float_dtype(op, input)?;
+    if let Some(maxima) = on_cpu(op, input, window, Picked::Maxima)? {
+        return Ok(maxima);
+    }
     let (windows, output) = windows(op, input, window)?;
     if windows.elem_count() == 0 {
         return filled(op, &Shape::new(output), 0.0, float_dtype(op, input)?, input.device());
@@ -71,6 +78,12 @@ pub(in crate::backends::candle) fn max_pool2d_indices(input: &Tensor, window: Wi
     let [_, _, h, w] = dims4(op, "an input", &shape_of(input))?;
     let output = pool2d_geometry(op, &shape_of(input), &window)?;
     let [n, c, oh, ow] = output;
+    if runs_cpu_kernels(input) && output.iter().all(|&dim| dim > 0) {
+        check_windows_cover_input(op, &window, [h, w], [oh, ow])?;
+        if let Some(indices) = on_cpu(op, input, window, Picked::Indices)? {
+            return Ok(indices);
+        }
+    }
     let (windows, _) = windows(op, input, window)?;
     if windows.elem_count() == 0 {
         return Tensor::zeros(&output, CandleDType::I64, input.device()).or_backend(op);
@@ -98,6 +111,65 @@ pub(in crate::backends::candle) fn max_pool2d_indices(input: &Tensor, window: Wi
         sources.index_select(&entries.flatten_all()?, 0)?.reshape((n, c, oh, ow))
     };
     first().or_backend(op)
+}
+
+/// What a CPU max pool gives for each window.
+#[derive(Clone, Copy, Debug)]
+enum Picked {
+    Maxima,
+    Indices,
+}
+
+/// The max pool of a CPU tensor of `f32` or `f64` by `kernels::window`, one pass over each window, as the ndarray
+/// backend computes it; `None` for other tensors. The caller has checked that every window covers some input when
+/// it asks for the indices (the kernel's own error would reach the caller as candle's).
+fn on_cpu(op: &'static str, input: &Tensor, window: Window2d, picked: Picked) -> Result<Option<Tensor>> {
+    if !runs_cpu_kernels(input) {
+        return Ok(None);
+    }
+    let output = pool2d_geometry(op, &shape_of(input), &window)?;
+    let planes = dims4(op, "an input", &shape_of(input))?;
+    let dtype = match picked {
+        Picked::Maxima => input.dtype(),
+        Picked::Indices => CandleDType::I64,
+    };
+    check_output(op, input.device(), product(op, "the output", &output)?, dtype)?;
+    check_output_like(op, input)?;
+    let input = input.contiguous().or_backend(op)?;
+    input.apply_op1_no_bwd(&CpuMaxPool { op, window, planes, output, picked }).map(Some).or_backend(op)
+}
+
+struct CpuMaxPool {
+    op: &'static str,
+    window: Window2d,
+    planes: [usize; 4],
+    output: [usize; 4],
+    picked: Picked,
+}
+
+impl CpuMaxPool {
+    fn storage<E: Float + Send + Sync>(&self, values: &[E], wrap: fn(Vec<E>) -> CpuStorage) -> Result<CpuStorage> {
+        let (op, window, planes, output) = (self.op, &self.window, self.planes, self.output);
+        Ok(match self.picked {
+            Picked::Maxima => wrap(window::max_pool2d(op, values, planes, window, output)?),
+            Picked::Indices => CpuStorage::I64(window::max_pool2d_indices(op, values, planes, window, output)?),
+        })
+    }
+}
+
+impl CustomOp1 for CpuMaxPool {
+    fn name(&self) -> &'static str {
+        self.op
+    }
+
+    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
+        let outputs = match storage {
+            CpuStorage::F32(values) => self.storage(contiguous_slice(self.op, (values, layout))?, CpuStorage::F32),
+            CpuStorage::F64(values) => self.storage(contiguous_slice(self.op, (values, layout))?, CpuStorage::F64),
+            other => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.op)),
+        };
+        Ok((outputs.map_err(candle_core::Error::wrap)?, self.output.to_vec().into()))
+    }
 }
 
 /// The `[output, input]` matrix averaging input cells `floor(i * input / output)..ceil((i + 1) * input / output)`

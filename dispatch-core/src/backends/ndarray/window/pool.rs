@@ -1,28 +1,22 @@
 //! Pooling in one pass over each window, visiting only the taps that read the input (a huge kernel over a small
-//! input costs what the input does): the largest value and where it is, the mean with the padding counted, and the
-//! adaptive mean over a grid of nearly equal windows.
-
-use num_traits::Zero;
+//! input costs what the input does): the largest value and where it is (`kernels::window`, which candle's CPU
+//! tensors run too), the mean with the padding counted, and the adaptive mean over a grid of nearly equal windows.
 
 use crate::backend::Window2d;
-use crate::backend::window::{adaptive_cells, adaptive_pool2d_geometry, pool2d_geometry, product};
+use crate::backend::window::{adaptive_cells, adaptive_pool2d_geometry, dims4, pool2d_geometry, product};
 use crate::backends::ndarray::int_bool::NdArrayIntTensor;
-use crate::backends::ndarray::parallel::try_for_each_part;
 use crate::backends::ndarray::tensor::{Element, NdArrayTensor, array_of, row_major, with_array};
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::kernels::window;
 use crate::memory;
-use crate::parallel::Work;
-use crate::shape::Shape;
 
 /// The largest tap of each window, `-inf` for a window of padding alone; a NaN tap wins.
 pub(in crate::backends::ndarray) fn max_pool2d(input: &NdArrayTensor, window: Window2d) -> Result<NdArrayTensor> {
     let op = "max_pool2d";
     let output = pool2d_geometry(op, &input.shape(), &window)?;
+    let planes = dims4(op, "an input", &input.shape())?;
     with_array!(input, |array| {
-        let values = row_major(op, array.view())?;
-        let maxima = window_maxima(op, &values, &input.shape(), &window, output, |best| {
-            Ok(best.map_or(E::NEG_INFINITY, |(_, value)| value))
-        })?;
+        let maxima = window::max_pool2d(op, &row_major(op, array.view())?, planes, &window, output)?;
         // Entries of the input, or `-inf`: values the dtype holds.
         Ok(NdArrayTensor::shared_as(input.dtype(), array_of(op, &output, maxima)?.into_shared()))
     })
@@ -36,58 +30,11 @@ pub(in crate::backends::ndarray) fn max_pool2d_indices(
 ) -> Result<NdArrayIntTensor> {
     let op = "max_pool2d_indices";
     let output = pool2d_geometry(op, &input.shape(), &window)?;
+    let planes = dims4(op, "an input", &input.shape())?;
     let indices = with_array!(input, |array| {
-        let values = row_major(op, array.view())?;
-        window_maxima(op, &values, &input.shape(), &window, output, |best: Option<(usize, E)>| {
-            // A window of padding alone has no input to point at: its `max_pool2d` is `-inf`.
-            let (at, _) = best.ok_or_else(|| {
-                Error::invalid_value(op, "padding", window.padding, "small enough that every window covers some input")
-            })?;
-            i64::try_from(at).map_err(|_| Error::SizeOverflow { op, what: "an index into the plane" })
-        })?
+        window::max_pool2d_indices(op, &row_major(op, array.view())?, planes, &window, output)?
     });
     Ok(NdArrayIntTensor::new(array_of(op, &output, indices)?))
-}
-
-/// `output` of each window's first largest tap (its flat index in the plane, and its value), `None` if the window
-/// covers only padding; the taps are visited row by row, each row's taps a strided slice of an input row.
-fn window_maxima<E: Element, O: Copy + Zero + Send>(
-    op: &'static str,
-    values: &[E],
-    shape: &Shape,
-    window: &Window2d,
-    [n, c, oh, ow]: [usize; 4],
-    output: impl Fn(Option<(usize, E)>) -> Result<O> + Sync + Send,
-) -> Result<Vec<O>> {
-    let (h, w) = (shape.dim_from_end(1), shape.dim_from_end(0));
-    let mut outputs = memory::try_filled(op, product(op, "the output", &[n, c, oh, ow])?, O::zero())?;
-    // Planes across threads: each window reads one plane and writes one output.
-    try_for_each_part(Work::Heavy, (&mut outputs, oh * ow), (values, h * w), |outputs, plane| {
-        let mut slots = outputs.iter_mut();
-        for y in 0..oh {
-            let down = window.taps_in_input(0, y, h);
-            for (x, slot) in (0..ow).zip(slots.by_ref()) {
-                let across = window.taps_in_input(1, x, w);
-                let mut best: Option<(usize, E)> = None;
-                for i in down.clone().filter(|_| !across.is_empty()) {
-                    let start = window.cell(0, y, i) * w + window.cell(1, x, across.start);
-                    let taps = plane[start..].iter().step_by(window.dilation[1]).take(across.len());
-                    for (k, &value) in taps.enumerate() {
-                        let wins = match best {
-                            None => true,
-                            Some((_, max)) => !max.is_nan() && (value.is_nan() || value > max),
-                        };
-                        if wins {
-                            best = Some((start + k * window.dilation[1], value));
-                        }
-                    }
-                }
-                *slot = output(best)?;
-            }
-        }
-        Ok(())
-    })?;
-    Ok(outputs)
 }
 
 /// The mean of each window, the padding counted as zeros (PyTorch's default): the sum of the taps in the input,
