@@ -210,11 +210,12 @@ impl Convolution {
         Ok(total)
     }
 
-    /// The elements of planes of `dims`, checked to fit `usize`.
+    /// The elements of an output of `dims`, once they are known to make a tensor: an empty batch may come with a
+    /// plane too large for one (`Error::ShapeTooLarge`).
     fn len(&self, op: &'static str, dims: [usize; 4]) -> Result<usize> {
-        dims.iter()
-            .try_fold(1usize, |total, &value| total.checked_mul(value))
-            .ok_or(Error::SizeOverflow { op, what: "a convolution's output" })
+        let shape = Shape::new(dims);
+        shape.check_tensor_shape(op)?;
+        Ok(shape.num_elements())
     }
 
     /// Whether the batch is split over threads: its products are small enough for matrixmultiply to run each on one

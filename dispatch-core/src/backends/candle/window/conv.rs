@@ -10,6 +10,7 @@ use crate::backends::candle::error::OrBackend;
 use crate::backends::candle::memory::{check_output, check_output_like};
 use crate::error::Result;
 use crate::kernels::window::Convolution;
+use crate::shape::Shape;
 
 /// Which of a convolution's three products to compute.
 #[derive(Clone, Copy, Debug)]
@@ -38,7 +39,10 @@ pub(in crate::backends::candle) fn on_cpu(
     if !operands[0].device().is_cpu() || !(widened || runs_cpu_kernels(operands[0])) {
         return Ok(None);
     }
-    let elements = output.iter().try_fold(1usize, |total, &dim| total.checked_mul(dim)).unwrap_or(usize::MAX);
+    // An empty batch may come with a plane too large for a tensor: refused here, as the kernel would refuse it.
+    let shape = Shape::new(output);
+    shape.check_tensor_shape(op)?;
+    let elements = shape.num_elements();
     check_output(op, operands[0].device(), elements, if widened { DType::F32 } else { dtype })?;
     let operand = |tensor: &Tensor| {
         if widened {
