@@ -41,8 +41,9 @@ pub(super) fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
     lhs.matmul(&rhs).or_backend("matmul")
 }
 
-/// candle's CPU GEMM has no bf16 version: for bf16 operands on the CPU, `f` of them widened to f32 (every bf16 is an f32) with its result rounded back to bf16
-/// once, as ndarray computes bf16. `None` for other operands, which candle multiplies natively.
+/// candle's CPU GEMM has no bf16 version: for bf16 operands on the CPU, `f` of them widened to f32 (every bf16 is an
+/// f32) with its result rounded back to bf16 once, as ndarray computes bf16. `None` for other operands, which candle
+/// multiplies natively.
 fn bf16_through_f32(
     op: &'static str,
     operands: [&Tensor; 2],

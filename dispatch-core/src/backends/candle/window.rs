@@ -38,8 +38,9 @@ fn beyond_isize(size: usize, padding: usize) -> bool {
 }
 
 /// On the CPU, `kernels::window`. Elsewhere candle's own kernel where stride and dilation are the same on both sides
-/// (padding on one side only is added as zeros first), else the default; also for an empty input (an empty batch, no channels), and where candle's
-/// kernel would overflow. The sizes are checked first: there is room for candle's unfolded input and the output.
+/// (padding on one side only is added as zeros first), else the default; also for an empty input (an empty batch,
+/// no channels), and where candle's kernel would overflow. The sizes are checked first: there is room for candle's
+/// unfolded input and the output.
 pub(super) fn conv2d<B: Backend<FloatTensor = Tensor>>(
     input: &Tensor,
     weight: &Tensor,

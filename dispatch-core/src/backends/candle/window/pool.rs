@@ -1,7 +1,7 @@
 //! Pooling: the largest value of each window, where it is, and adaptive means. A CPU tensor of `f32` or `f64`
 //! takes the ndarray backend's max pool (`kernels::window`, one pass over each window). On other devices the
-//! windows are the columns of `unfold` with `-inf` in the padding; candle's own pooling kernels take neither padding nor dilation,
-//! and skip a NaN that this op's contract says wins.
+//! windows are the columns of `unfold` with `-inf` in the padding; candle's own pooling kernels take neither padding
+//! nor dilation, and skip a NaN that this op's contract says wins.
 
 use candle_core::backend::BackendStorage;
 use candle_core::{CpuStorage, CustomOp1, DType as CandleDType, Layout, Tensor};
