@@ -415,6 +415,19 @@ fn programs_that_once_failed_pass_everywhere() {
                 },
             ],
         ),
+        // The reference: its GELU, `x (1 + erf(x/√2)) / 2`, was exactly -0 from about -8.5, where the backends give the
+        // true tiny value (-6.2e-26 at -10.6875); compared with 0, the two disagreed. It now takes `erfc` left of 0.
+        // The inputs here lie in [-10.75, -8.75]: their GELU is a normal f32.
+        program_of(
+            &[4, 8],
+            f32,
+            vec![
+                Step::Unary(Unary::Abs),
+                Step::Scalar { op: Scalar::Add, scalar: -10.75 },
+                Step::Unary(Unary::Gelu),
+                Step::CompareScalar { op: support::program::Compare::Ge, scalar: 0.0 },
+            ],
+        ),
         // The gradient of `powf` by a negative base is NaN, and must not reach the input through the 0/1 step of `gt_scalar`,
         // which cuts the graph.
         program_of(

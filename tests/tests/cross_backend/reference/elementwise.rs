@@ -65,7 +65,7 @@ pub fn apply_unary(op: Unary, x: f64) -> f64 {
         Unary::Sin => x.sin(),
         Unary::Cos => x.cos(),
         Unary::Erf => erf(x),
-        Unary::Gelu => x * 0.5 * (1.0 + erf(x / std::f64::consts::SQRT_2)),
+        Unary::Gelu => x * normal_cdf(x),
         Unary::Silu => x / (1.0 + (-x).exp()),
     }
 }
@@ -80,9 +80,22 @@ pub fn gelu_second_derivative(x: f64) -> f64 {
     normal_density(x) * (2.0 - x * x)
 }
 
-/// `Φ(x)`, the standard normal CDF.
+/// `Φ(x)`, the standard normal CDF. Left of 0 it is `erfc(-x/√2) / 2`: `1 + erf` would cancel, and be exactly 0 from
+/// about -8.5, where `Φ` (and the GELU, `x Φ(x)`) is still a normal `f32` down to about -13.
 pub fn normal_cdf(x: f64) -> f64 {
-    0.5 * (1.0 + erf(x / std::f64::consts::SQRT_2))
+    let z = x / std::f64::consts::SQRT_2;
+    if z < 0.0 { 0.5 * erfc(-z) } else { 0.5 * (1.0 + erf(z)) }
+}
+
+/// The complementary error function `1 - erf(z)` of `z >= 0`: below 2 from `erf` (its relative error there stays
+/// under 1e-13), from 2 on the continued fraction `erfc(z) = e^(-z²)/√π · 1/(z + (1/2)/(z + 1/(z + (3/2)/(z +
+/// ...))))` (Abramowitz and Stegun 7.1.14), evaluated from its 200th level up, every term positive.
+fn erfc(z: f64) -> f64 {
+    if z.is_nan() || z < 2.0 {
+        return 1.0 - erf(z);
+    }
+    let fraction = (1..=200).rev().fold(z, |tail, n| z + (f64::from(n) / 2.0) / tail);
+    (-z * z).exp() / std::f64::consts::PI.sqrt() / fraction
 }
 
 /// `φ(x)`, the standard normal density.
