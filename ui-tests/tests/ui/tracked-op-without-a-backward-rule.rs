@@ -11,8 +11,8 @@ mod rules {
         sigmoid, tanh, sqrt, recip, abs, sin, cos, erf, gelu, silu, clamp, maximum, minimum, matmul,
         swap_dims, reshape, narrow, cat, permute, flip, index_select, select_add, gather,
         scatter_add, sum, mean, sum_dim, mean_dim, log_softmax, softmax, cross_entropy, layer_norm,
-        max_dim, min_dim, prod_dim, mask_where, mask_fill, unfold2d, fold2d, conv2d, conv_transpose2d,
-        max_pool2d, avg_pool2d, host_op
+        max_dim, min_dim, prod_dim, mask_where, mask_fill, unfold2d, fold2d, conv2d, conv2d_weight_gradient,
+        conv_transpose2d, max_pool2d, avg_pool2d, host_op
     };
 }
 
