@@ -7,7 +7,7 @@ use ndarray::{ArrayView, ArrayViewD, IxDyn, ShapeBuilder};
 use super::elementwise::{CpuFloat, CpuPairKernel, runs_cpu_kernels};
 use super::error::{OrBackend, dtype_of};
 use super::layout::shape_of;
-use super::memory::{check_output, check_output_like, filled};
+use super::memory::{check_output, check_output_like, filled, through_f32};
 use super::operands::check_operands;
 use crate::error::Result;
 use crate::kernels;
@@ -22,7 +22,8 @@ pub(super) fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
         return filled("matmul", &shape, 0.0, dtype_of(lhs), lhs.device());
     }
     check_output("matmul", lhs.device(), shape.num_elements(), lhs.dtype())?;
-    if let Some(product) = bf16_through_f32("matmul", [lhs, rhs], |[lhs, rhs]| matmul(lhs, rhs)) {
+    // candle's CPU GEMM has no bf16 product; its f16 one is native.
+    if let Some(product) = through_f32("matmul", [lhs, rhs], &[DType::BF16], |[lhs, rhs]| matmul(lhs, rhs)) {
         return product;
     }
     if runs_cpu_kernels(lhs) {
@@ -39,28 +40,6 @@ pub(super) fn matmul(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
     // Batches that broadcast: both operands stretched to the output's batch, as candle's matmul wants them.
     let (lhs, rhs) = (broadcast_batch(lhs, batch)?, broadcast_batch(rhs, batch)?);
     lhs.matmul(&rhs).or_backend("matmul")
-}
-
-/// candle's CPU GEMM has no bf16 version: for bf16 operands on the CPU, `f` of them widened to f32 (every bf16 is an
-/// f32) with its result rounded back to bf16 once, as ndarray computes bf16. `None` for other operands, which candle
-/// multiplies natively.
-fn bf16_through_f32(
-    op: &'static str,
-    operands: [&Tensor; 2],
-    f: impl FnOnce([&Tensor; 2]) -> Result<Tensor>,
-) -> Option<Result<Tensor>> {
-    if operands[0].dtype() != DType::BF16 || !operands[0].device().is_cpu() {
-        return None;
-    }
-    let widened = |tensor: &Tensor| {
-        check_output(op, tensor.device(), tensor.elem_count(), DType::F32)?;
-        tensor.to_dtype(DType::F32).or_backend(op)
-    };
-    let result = (|| {
-        let (lhs, rhs) = (widened(operands[0])?, widened(operands[1])?);
-        f([&lhs, &rhs])?.to_dtype(DType::BF16).or_backend(op)
-    })();
-    Some(result)
 }
 
 /// A row-major batch of matrices times one matrix (a linear layer on `[batch, rows, in]`, and its input's gradient)

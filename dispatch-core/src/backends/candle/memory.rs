@@ -25,6 +25,33 @@ pub(super) fn check_output_like(op: &'static str, tensor: &Tensor) -> Result<()>
     check_output(op, tensor.device(), tensor.elem_count(), tensor.dtype())
 }
 
+/// `f` of `operands` widened to `f32`, with its result rounded back to their dtype once, as the ndarray backend
+/// computes 16-bit floats: for CPU operands of one of `dtypes`, which the CPU kernel `f` runs has no product of.
+/// Every value of `f16` and `bf16` is an `f32`, so only the one rounding differs from exact. Room for each copy is
+/// checked before it is made; `None` for other operands.
+pub(super) fn through_f32<const N: usize>(
+    op: &'static str,
+    operands: [&Tensor; N],
+    dtypes: &[candle_core::DType],
+    f: impl FnOnce([&Tensor; N]) -> Result<Tensor>,
+) -> Option<Result<Tensor>> {
+    let dtype = operands.first()?.dtype();
+    if !dtypes.contains(&dtype) || !operands.iter().all(|operand| operand.device().is_cpu()) {
+        return None;
+    }
+    let widened = |tensor: &Tensor| {
+        check_output(op, tensor.device(), tensor.elem_count(), candle_core::DType::F32)?;
+        tensor.to_dtype(candle_core::DType::F32).or_backend(op)
+    };
+    let result = || {
+        let widened = operands.map(widened).into_iter().collect::<Result<Vec<_>>>()?;
+        let result = f(std::array::from_fn(|index| &widened[index]))?;
+        check_output(op, result.device(), result.elem_count(), dtype)?;
+        result.to_dtype(dtype).or_backend(op)
+    };
+    Some(result())
+}
+
 /// A tensor of `shape` with no element, of `dtype` on `device`, when `shape` holds none; `None` when there are
 /// elements to compute. candle's CUDA kernels refuse a launch over no elements (`CUDA_ERROR_INVALID_VALUE`) and
 /// most of candle's ops launch one all the same, so an op whose output is empty answers with this before candle

@@ -7,7 +7,7 @@ use candle_core::{CpuStorage, CustomOp2, DType, Layout, Tensor};
 
 use crate::backends::candle::elementwise::{CpuFloat, CpuPairKernel, contiguous_slice, runs_cpu_kernels};
 use crate::backends::candle::error::OrBackend;
-use crate::backends::candle::memory::{check_output, check_output_like};
+use crate::backends::candle::memory::{check_output, check_output_like, through_f32};
 use crate::error::Result;
 use crate::kernels::window::Convolution;
 use crate::shape::Shape;
@@ -24,9 +24,8 @@ pub(in crate::backends::candle) enum Product {
 }
 
 /// `product` of `convolution` on `operands`, into a tensor of `output`; `None` unless they are CPU tensors. `f16`
-/// and `bf16` ones are widened to `f32` (which holds each of their values) and the result rounded back once, as
-/// ndarray computes them: matrixmultiply has no 16-bit product. Room for the output and for the operands' copies is
-/// checked first.
+/// and `bf16` ones go through `f32` (`through_f32`): matrixmultiply has no 16-bit product. Room for the output and
+/// for the operands' copies is checked first.
 pub(in crate::backends::candle) fn on_cpu(
     op: &'static str,
     operands: [&Tensor; 2],
@@ -34,32 +33,19 @@ pub(in crate::backends::candle) fn on_cpu(
     product: Product,
     output: [usize; 4],
 ) -> Result<Option<Tensor>> {
-    let dtype = operands[0].dtype();
-    let widened = matches!(dtype, DType::F16 | DType::BF16);
-    if !operands[0].device().is_cpu() || !(widened || runs_cpu_kernels(operands[0])) {
+    if !operands[0].device().is_cpu() {
         return Ok(None);
     }
     // An empty batch may come with a plane too large for a tensor: refused here, as the kernel would refuse it.
-    let shape = Shape::new(output);
-    shape.check_tensor_shape(op)?;
-    let elements = shape.num_elements();
-    check_output(op, operands[0].device(), elements, if widened { DType::F32 } else { dtype })?;
-    let operand = |tensor: &Tensor| {
-        if widened {
-            check_output(op, tensor.device(), tensor.elem_count(), DType::F32)?;
-            return tensor.to_dtype(DType::F32).or_backend(op);
-        }
-        check_output_like(op, tensor)?;
-        tensor.contiguous().or_backend(op)
-    };
-    let (lhs, rhs) = (operand(operands[0])?, operand(operands[1])?);
+    Shape::new(output).check_tensor_shape(op)?;
     let kernel = CpuConvolution { op, convolution, product, output };
-    let result = lhs.apply_op2_no_bwd(&rhs, &kernel).or_backend(op)?;
-    if widened {
-        check_output(op, result.device(), elements, dtype)?;
-        return result.to_dtype(dtype).or_backend(op).map(Some);
+    if let Some(result) = through_f32(op, operands, &[DType::F16, DType::BF16], |widened| kernel.run(widened)) {
+        return result.map(Some);
     }
-    Ok(Some(result))
+    if !runs_cpu_kernels(operands[0]) {
+        return Ok(None);
+    }
+    kernel.run(operands).map(Some)
 }
 
 struct CpuConvolution {
@@ -67,6 +53,20 @@ struct CpuConvolution {
     convolution: Convolution,
     product: Product,
     output: [usize; 4],
+}
+
+impl CpuConvolution {
+    /// The product of CPU tensors of `f32` or `f64`, made contiguous.
+    fn run(&self, operands: [&Tensor; 2]) -> Result<Tensor> {
+        let elements = Shape::new(self.output).num_elements();
+        check_output(self.op, operands[0].device(), elements, operands[0].dtype())?;
+        let operand = |tensor: &Tensor| {
+            check_output_like(self.op, tensor)?;
+            tensor.contiguous().or_backend(self.op)
+        };
+        let (lhs, rhs) = (operand(operands[0])?, operand(operands[1])?);
+        lhs.apply_op2_no_bwd(&rhs, self).or_backend(self.op)
+    }
 }
 
 impl CpuPairKernel for CpuConvolution {
