@@ -21,24 +21,25 @@ use crate::error::{Error, Result};
 use crate::kernels::window;
 use crate::shape::Shape;
 
-/// The windows of `input` as `[n, c, kh * kw, oh * ow]`, `-inf` in the padding, and the output `[n, c, oh, ow]`.
-fn windows(op: &'static str, input: &Tensor, window: Window2d) -> Result<(Tensor, [usize; 4])> {
-    let [n, c, oh, ow] = pool2d_geometry(op, &shape_of(input), &window)?;
+/// The windows of `input` as `[n, c, kh * kw, oh * ow]` for the pool's `output` `[n, c, oh, ow]`, `-inf` in the
+/// padding.
+fn windows(op: &'static str, input: &Tensor, window: Window2d, output: [usize; 4]) -> Result<Tensor> {
+    let [n, c, oh, ow] = output;
     let taps = product(op, "the window's taps", &window.kernel)?;
     let positions = product(op, "the output positions", &[oh, ow])?;
     let columns = unfold(op, input, window, f64::NEG_INFINITY)?;
-    let windows = columns.reshape((n, c, taps, positions)).or_backend(op)?;
-    Ok((windows, [n, c, oh, ow]))
+    columns.reshape((n, c, taps, positions)).or_backend(op)
 }
 
 /// The largest tap of each window, NaN where a tap is NaN, `-inf` for a window of padding alone.
 pub(in crate::backends::candle) fn max_pool2d(input: &Tensor, window: Window2d) -> Result<Tensor> {
     let op = "max_pool2d";
     float_dtype(op, input)?;
-    if let Some(maxima) = on_cpu(op, input, window, Picked::Maxima)? {
+    let output = pool2d_geometry(op, &shape_of(input), &window)?;
+    if let Some(maxima) = on_cpu(op, input, window, output, Picked::Maxima)? {
         return Ok(maxima);
     }
-    let (windows, output) = windows(op, input, window)?;
+    let windows = windows(op, input, window, output)?;
     if windows.elem_count() == 0 {
         return filled(op, &Shape::new(output), 0.0, float_dtype(op, input)?, input.device());
     }
@@ -80,11 +81,11 @@ pub(in crate::backends::candle) fn max_pool2d_indices(input: &Tensor, window: Wi
     let [n, c, oh, ow] = output;
     if runs_cpu_kernels(input) && output.iter().all(|&dim| dim > 0) {
         check_windows_cover_input(op, &window, [h, w], [oh, ow])?;
-        if let Some(indices) = on_cpu(op, input, window, Picked::Indices)? {
+        if let Some(indices) = on_cpu(op, input, window, output, Picked::Indices)? {
             return Ok(indices);
         }
     }
-    let (windows, _) = windows(op, input, window)?;
+    let windows = windows(op, input, window, output)?;
     if windows.elem_count() == 0 {
         return Tensor::zeros(&output, CandleDType::I64, input.device()).or_backend(op);
     }
@@ -120,14 +121,20 @@ enum Picked {
     Indices,
 }
 
-/// The max pool of a CPU tensor of `f32` or `f64` by `kernels::window`, one pass over each window, as the ndarray
-/// backend computes it; `None` for other tensors. The caller has checked that every window covers some input when
-/// it asks for the indices (the kernel's own error would reach the caller as candle's).
-fn on_cpu(op: &'static str, input: &Tensor, window: Window2d, picked: Picked) -> Result<Option<Tensor>> {
+/// The max pool of a CPU tensor of `f32` or `f64` into `output` (the pool's geometry, which the caller found) by
+/// `kernels::window`, one pass over each window, as the ndarray backend computes it; `None` for other tensors. The
+/// caller has checked that every window covers some input when it asks for the indices (the kernel's own error would
+/// reach the caller as candle's).
+fn on_cpu(
+    op: &'static str,
+    input: &Tensor,
+    window: Window2d,
+    output: [usize; 4],
+    picked: Picked,
+) -> Result<Option<Tensor>> {
     if !runs_cpu_kernels(input) {
         return Ok(None);
     }
-    let output = pool2d_geometry(op, &shape_of(input), &window)?;
     let planes = dims4(op, "an input", &shape_of(input))?;
     let dtype = match picked {
         Picked::Maxima => input.dtype(),
