@@ -4,17 +4,29 @@
 use dispatch_core::backends::{AutodiffTensor, NdArray, NdArrayDevice};
 use dispatch_core::Backend;
 
-/// Every backward rule of dispatch's `Autodiff` but `exp`'s.
-mod rules {
-    pub use dispatch_core::__private01::autodiff_rules::{
-        cast, to_device, add, sub, mul, div, add_scalar, mul_scalar, powf_scalar, neg, log, relu,
-        sigmoid, tanh, sqrt, recip, abs, sin, cos, erf, gelu, silu, clamp, maximum, minimum, matmul,
-        swap_dims, reshape, narrow, cat, permute, flip, index_select, select_add, gather,
-        scatter_add, sum, mean, sum_dim, mean_dim, log_softmax, softmax, cross_entropy, layer_norm,
-        max_dim, min_dim, prod_dim, mask_where, mask_fill, unfold2d, fold2d, conv2d, conv2d_weight_gradient,
-        conv_transpose2d, max_pool2d, avg_pool2d, host_op
+/// `mod rules`: every backward rule of dispatch's `Autodiff` but `exp`'s, one for each op the op list marks
+/// `tracked`, so that the case lacks `exp`'s rule alone whatever ops are added.
+macro_rules! rules_but_exp {
+    ({} $($(#[$doc:meta])* fn $op:ident($($param:ident: $kind:tt),*) -> $output:tt
+        $(= $default:ident)? $(=> $derived:ident)?, $autodiff:ident;)*) => {
+        mod rules {
+            $(crate::rule_of! { $autodiff $op })*
+        }
     };
 }
+
+/// The `pub use` of `$op`'s rule if the op is tracked, `exp`'s excepted.
+macro_rules! rule_of {
+    (tracked exp) => {};
+    (tracked $op:ident) => {
+        pub use dispatch_core::__private01::autodiff_rules::$op;
+    };
+    ($autodiff:ident $op:ident) => {};
+}
+
+pub(crate) use {rule_of, rules_but_exp};
+
+dispatch_core::for_each_op! { crate::rules_but_exp {} }
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Traced;
