@@ -353,6 +353,17 @@ pub enum Error {
         error: std::io::Error,
     },
 
+    /// The CPU backends' thread pool could not be built as asked: rayon's global pool exists already (an earlier
+    /// call, or a CPU op split across threads before the call, built it), or the system refused a thread.
+    #[error("`{op}` could not build the CPU backends' thread pool")]
+    ThreadPool {
+        /// The call that tried: `build_pool_with_calling_thread`.
+        op: &'static str,
+        /// rayon's own error.
+        #[source]
+        source: BoxedSource,
+    },
+
     /// The underlying library failed.
     #[error("backend `{backend}` failed in `{op}`")]
     Backend {

@@ -23,7 +23,7 @@ mod kernels;
 mod math;
 pub mod memory;
 #[cfg(any(feature = "candle", feature = "ndarray"))]
-mod parallel;
+pub mod parallel;
 mod random;
 pub mod shape;
 pub mod tensor;

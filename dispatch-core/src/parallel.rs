@@ -2,10 +2,59 @@
 //! element-wise ops, the per-lane normalisations, pooling's planes and batches of small matrix products, on both
 //! CPU backends. Each element (lane, plane, matrix) is computed exactly as on one thread, so no value depends on
 //! how many threads there are.
+//!
+//! The threads are rayon's global pool. A thread outside it that splits a pass hands the parts to the pool and
+//! sleeps until they are done; [`build_pool_with_calling_thread`] makes the thread that runs a training loop one of
+//! the pool's, so that it works on its own passes.
 
 use rayon::prelude::*;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+
+/// Builds rayon's global pool, which the CPU backends split their passes over, with `threads` threads of which the
+/// calling thread is one, and returns how many it has. `0` asks for rayon's default count: `RAYON_NUM_THREADS`,
+/// else one thread per core.
+///
+/// Call it first, on the thread that will run the training loop, and keep that thread alive while ops run (the
+/// main thread). Without it, that thread is outside the pool: each pass it splits is handed to the pool's threads
+/// while it sleeps until they are done, and on a few cores those sleeps and wake-ups cost more than many splits
+/// save. With it, the thread computes a share of its own passes, as PyTorch's calling thread does with OpenMP:
+/// BENCHMARKS.md (group 7) measures the GPT training step at 0.8-0.9 of its time on two cores.
+///
+/// With one thread the pool is one thread of rayon's own, not the calling thread: a pool whose only thread is the
+/// caller would never run work that another thread hands it (an in-process rank's pass, say). No pass is split then.
+///
+/// An `Err` ([`Error::ThreadPool`]) when rayon's global pool exists already: an earlier call built it, or a pass
+/// split across threads before this call did. The pool is unchanged then.
+///
+/// ```standalone_crate
+/// # use dispatch_core::backends::{NdArray, NdArrayDevice};
+/// # use dispatch_core::{Tensor, parallel};
+/// let threads = parallel::build_pool_with_calling_thread(2)?;
+/// assert_eq!(threads, 2);
+/// // Passes split from here on run partly on this thread.
+/// let x = Tensor::<NdArray>::from_vec(vec![0.0; 1 << 16], [256, 256], &NdArrayDevice)?;
+/// assert_eq!(x.exp()?.sum()?.to_scalar()?, 65536.0);
+/// assert!(parallel::build_pool_with_calling_thread(2).is_err()); // built already
+/// # Ok::<(), dispatch_core::Error>(())
+/// ```
+pub fn build_pool_with_calling_thread(threads: usize) -> Result<usize> {
+    let threads = if threads > 0 { threads } else { default_thread_count() };
+    let builder = rayon::ThreadPoolBuilder::new().num_threads(threads);
+    let builder = if threads > 1 { builder.use_current_thread() } else { builder };
+    builder
+        .build_global()
+        .map_err(|error| Error::ThreadPool { op: "build_pool_with_calling_thread", source: Box::new(error) })?;
+    Ok(threads)
+}
+
+/// rayon's own rule for its thread count: `RAYON_NUM_THREADS` when it is a positive number, else the cores.
+fn default_thread_count() -> usize {
+    let from_environment = std::env::var("RAYON_NUM_THREADS").ok().and_then(|value| value.parse().ok());
+    from_environment
+        .filter(|&threads| threads > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get))
+}
 
 /// How much one element of a pass costs, which sets how long the pass must be before it is split.
 #[derive(Clone, Copy, Debug)]

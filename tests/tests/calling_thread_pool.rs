@@ -1,0 +1,50 @@
+//! `parallel::build_pool_with_calling_thread`: the calling thread becomes one of rayon's, every pass gives the bits
+//! it gives on a thread outside the pool (whose passes the pool's other thread runs alone), and a second call is an
+//! `Err`. Its own test binary: rayon's global pool is built once per process.
+
+use std::thread;
+
+use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDevice};
+use dispatch_core::{AutodiffBackend, DType, Error, Tensor, parallel};
+
+/// A loss and the weight's gradient, through passes large enough to split: GELU of 2^18 values (light and heavy
+/// passes from 2^18 and 2^15 elements), row softmaxes, a matrix product and its gradient.
+fn loss_and_gradient<B: AutodiffBackend>(device: &B::Device) -> (Vec<f32>, Vec<f32>) {
+    let input = Tensor::<B>::random_normal([2048, 128], (0.0, 1.0), 7, DType::F32, device).unwrap();
+    let weight = Tensor::<B>::random_normal([128, 128], (0.0, 0.1), 8, DType::F32, device).unwrap();
+    let weight = weight.require_grad().unwrap();
+    let hidden = input.matmul(&weight).unwrap().gelu().unwrap();
+    let loss = hidden.add(&input).unwrap().softmax(1).unwrap().mul(&hidden).unwrap().sum().unwrap();
+    let gradients = loss.backward().unwrap();
+    (loss.to_vec().unwrap(), weight.grad(&gradients).unwrap().to_vec().unwrap())
+}
+
+#[test]
+fn the_calling_thread_joins_the_pool_and_every_value_stays() {
+    assert_eq!(parallel::build_pool_with_calling_thread(2).unwrap(), 2);
+    assert_eq!(rayon::current_thread_index(), Some(0), "the calling thread is the pool's first");
+    assert_eq!(rayon::current_num_threads(), 2);
+
+    let on_this_thread = (loss_and_gradient::<Autodiff<NdArray>>(&NdArrayDevice), {
+        loss_and_gradient::<Autodiff<Candle>>(&CandleDevice::cpu())
+    });
+    let outside = thread::spawn(|| {
+        assert_eq!(rayon::current_thread_index(), None, "a thread of its own is outside the pool");
+        let ndarray = loss_and_gradient::<Autodiff<NdArray>>(&NdArrayDevice);
+        (ndarray, loss_and_gradient::<Autodiff<Candle>>(&CandleDevice::cpu()))
+    });
+    let outside = outside.join().unwrap();
+    let bits = |values: &[f32]| values.iter().map(|value| value.to_bits()).collect::<Vec<_>>();
+    for ((inside, outside), backend) in [(&on_this_thread.0, &outside.0), (&on_this_thread.1, &outside.1)]
+        .into_iter()
+        .zip(["autodiff:ndarray", "autodiff:candle"])
+    {
+        assert!(inside.0[0].is_finite(), "{backend}: loss {}", inside.0[0]);
+        assert_eq!(bits(&inside.0), bits(&outside.0), "{backend}: the loss");
+        assert_eq!(bits(&inside.1), bits(&outside.1), "{backend}: the weight's gradient");
+    }
+
+    let again = parallel::build_pool_with_calling_thread(2).unwrap_err();
+    assert!(matches!(again, Error::ThreadPool { op: "build_pool_with_calling_thread", .. }), "{again:?}");
+    assert_eq!(rayon::current_num_threads(), 2, "the pool is unchanged");
+}
