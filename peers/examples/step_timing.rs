@@ -6,13 +6,15 @@
 //!
 //!     RAYON_NUM_THREADS=2 MATMUL_NUM_THREADS=2 peers/target/release/examples/step_timing gpt.safetensors autodiff:candle 3 20
 //!
-//! The thread counts are the environment's (candle reads `RAYON_NUM_THREADS`, ndarray's matrixmultiply
-//! `MATMUL_NUM_THREADS`); the run refuses to time unless both are set and equal, and reports them.
+//! The thread counts are the environment's (rayon's pool, which both backends split passes over, takes
+//! `RAYON_NUM_THREADS`, ndarray's matrixmultiply `MATMUL_NUM_THREADS`); the run refuses to time unless both are set
+//! and equal, and reports them. The timing thread is one of the pool's (`parallel::build_pool_with_calling_thread`),
+//! as in the examples' training loops.
 
 use std::path::Path;
 use std::time::Instant;
 
-use dispatch_core::{Error, Result};
+use dispatch_core::{Error, Result, parallel};
 use dispatch_peers::devices::{DeviceBackend, training_device};
 use dispatch_peers::exchange;
 use dispatch_peers::run::WorkloadRun;
@@ -57,6 +59,8 @@ fn main() -> Result<()> {
     };
     let (warmup, steps) = (count(warmup, "warmup")?, count(steps, "timed steps")?.max(1));
     let threads = threads()?;
+    // As the examples' training loops run: this thread is one of rayon's, computing a share of each pass it splits.
+    parallel::build_pool_with_calling_thread(threads)?;
     let device = training_device(device_name)?;
     let exported = exchange::read::<DeviceBackend>(Path::new(path), &device)?;
     let mut run = WorkloadRun::<DeviceBackend>::new(exported.workload, &device)?;
