@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 /// main thread). Without it, that thread is outside the pool: each pass it splits is handed to the pool's threads
 /// while it sleeps until they are done, and on a few cores those sleeps and wake-ups cost more than many splits
 /// save. With it, the thread computes a share of its own passes, as PyTorch's calling thread does with OpenMP:
-/// BENCHMARKS.md (group 7) measures the GPT training step at 0.8-0.9 of its time on two cores.
+/// BENCHMARKS.md (group 7) measures the GPT training step at 0.85-0.87 of its time on two cores.
 ///
 /// With one thread the pool is one thread of rayon's own, not the calling thread: a pool whose only thread is the
 /// caller would never run work that another thread hands it (an in-process rank's pass, say). No pass is split then.
