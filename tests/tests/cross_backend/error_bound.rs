@@ -199,11 +199,18 @@ pub fn lane_error(op: ReduceDim, x: &Floats, error: &[f64], axis: usize, u: f64)
             let roundoff = 4.0 * u * (1.0 + n.sqrt());
             match op {
                 ReduceDim::Var(correction) => {
+                    let divisor = n - correction as f64;
                     let mean = lane.iter().sum::<f64>() / n;
-                    let spread: f64 =
-                        lane.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - correction as f64);
+                    let spread: f64 = lane.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / divisor;
                     let carried: f64 = lane.iter().zip(errors).map(|(v, e)| 2.0 * (v - mean).abs() * e).sum::<f64>();
-                    vec![carried / (n - correction as f64) + roundoff * spread]
+                    // Second order: each deviation is off by its input's error and the computed mean's (the mean of
+                    // the errors, and the rounding of a sum of n terms), whose squares the variance sums. First order
+                    // they cancel where the spread is 0: equal values whose mean rounds give a variance above 0.
+                    let magnitude = lane.iter().map(|v| v.abs()).sum::<f64>() / n;
+                    let mean_error = errors.iter().sum::<f64>() / n + roundoff * magnitude;
+                    let deviation_error = errors.iter().fold(0.0, |largest: f64, &e| largest.max(e)) + mean_error;
+                    let squared = n * deviation_error * deviation_error;
+                    vec![(carried + squared) / divisor + roundoff * spread]
                 }
                 // `exp(x - max) / Σ exp(x - max)`, as both backends compute it: relative errors, derived there.
                 ReduceDim::Softmax => {
