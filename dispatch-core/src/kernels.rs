@@ -20,6 +20,7 @@
 #![cfg_attr(not(feature = "ndarray"), allow(dead_code))]
 
 use std::f64::consts::{FRAC_1_SQRT_2, LN_2, LOG2_E};
+use std::mem::MaybeUninit;
 
 use num_traits::Float;
 
@@ -37,8 +38,28 @@ pub(crate) trait Kernels: Copy + Send + Sync {
     /// The exact GELU `x Φ(x)`, as the `gelu` op computes it.
     fn gelu_of(x: Self) -> Self;
     /// `gelu_of` of every input, into the output of the same index (a shorter side ends it).
-    fn gelu_slice(inputs: &[Self], outputs: &mut [Self]) {
+    fn gelu_slice<O: Slot<Self>>(inputs: &[Self], outputs: &mut [O]) {
         map_slice(inputs, outputs, Self::gelu_of);
+    }
+}
+
+/// Where a loop writes one output: an element (`T`), or memory not written yet (`MaybeUninit<T>`, an output buffer
+/// that was never cleared), which the loop writes without reading.
+pub(crate) trait Slot<T> {
+    fn put(&mut self, value: T);
+}
+
+impl<T> Slot<T> for T {
+    #[inline(always)]
+    fn put(&mut self, value: T) {
+        *self = value;
+    }
+}
+
+impl<T> Slot<T> for MaybeUninit<T> {
+    #[inline(always)]
+    fn put(&mut self, value: T) {
+        self.write(value);
     }
 }
 
@@ -57,11 +78,11 @@ impl Kernels for f32 {
 
     /// The branch-free form over the whole slice, then the few inputs in the left tail again with `math::gelu`:
     /// the same values as `gelu_of`, element by element.
-    fn gelu_slice(inputs: &[f32], outputs: &mut [f32]) {
+    fn gelu_slice<O: Slot<f32>>(inputs: &[f32], outputs: &mut [O]) {
         map_slice(inputs, outputs, gelu_bulk);
         for (output, &x) in outputs.iter_mut().zip(inputs) {
             if x < GELU_LEFT_TAIL {
-                *output = math::gelu(x);
+                output.put(math::gelu(x));
             }
         }
     }
@@ -184,7 +205,7 @@ fn polynomial<const N: usize>(coefficients: &[f64; N], x: f64) -> f64 {
 }
 
 /// `f` of every input into the output of the same index (a shorter side ends it), vectorised.
-pub(crate) fn map_slice<T: Copy>(inputs: &[T], outputs: &mut [T], f: impl Fn(T) -> T) {
+pub(crate) fn map_slice<T: Copy, O: Slot<T>>(inputs: &[T], outputs: &mut [O], f: impl Fn(T) -> T) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, as checked just above.
@@ -194,7 +215,7 @@ pub(crate) fn map_slice<T: Copy>(inputs: &[T], outputs: &mut [T], f: impl Fn(T) 
 }
 
 /// `f` of the inputs of each index into the output of that index (the shortest side ends it), vectorised.
-pub(crate) fn zip_slices<T: Copy>(lhs: &[T], rhs: &[T], outputs: &mut [T], f: impl Fn(T, T) -> T) {
+pub(crate) fn zip_slices<T: Copy, O: Slot<T>>(lhs: &[T], rhs: &[T], outputs: &mut [O], f: impl Fn(T, T) -> T) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, as checked just above.
@@ -214,16 +235,16 @@ pub(crate) fn map_in_place<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
 }
 
 #[inline(always)]
-fn map_loop<T: Copy>(inputs: &[T], outputs: &mut [T], f: impl Fn(T) -> T) {
+fn map_loop<T: Copy, O: Slot<T>>(inputs: &[T], outputs: &mut [O], f: impl Fn(T) -> T) {
     for (output, &x) in outputs.iter_mut().zip(inputs) {
-        *output = f(x);
+        output.put(f(x));
     }
 }
 
 #[inline(always)]
-fn zip_loop<T: Copy>(lhs: &[T], rhs: &[T], outputs: &mut [T], f: impl Fn(T, T) -> T) {
+fn zip_loop<T: Copy, O: Slot<T>>(lhs: &[T], rhs: &[T], outputs: &mut [O], f: impl Fn(T, T) -> T) {
     for ((output, &a), &b) in outputs.iter_mut().zip(lhs).zip(rhs) {
-        *output = f(a, b);
+        output.put(f(a, b));
     }
 }
 
@@ -237,13 +258,15 @@ fn map_in_place_loop<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
 /// The loops again, compiled for AVX2: 4 `f64` lanes where the baseline has 2.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
+    use super::Slot;
+
     #[target_feature(enable = "avx2")]
-    pub(crate) fn map_slice<T: Copy>(inputs: &[T], outputs: &mut [T], f: impl Fn(T) -> T) {
+    pub(crate) fn map_slice<T: Copy, O: Slot<T>>(inputs: &[T], outputs: &mut [O], f: impl Fn(T) -> T) {
         super::map_loop(inputs, outputs, f);
     }
 
     #[target_feature(enable = "avx2")]
-    pub(crate) fn zip_slices<T: Copy>(lhs: &[T], rhs: &[T], outputs: &mut [T], f: impl Fn(T, T) -> T) {
+    pub(crate) fn zip_slices<T: Copy, O: Slot<T>>(lhs: &[T], rhs: &[T], outputs: &mut [O], f: impl Fn(T, T) -> T) {
         super::zip_loop(lhs, rhs, outputs, f);
     }
 

@@ -58,7 +58,7 @@ pub(super) fn zip_arrays<E: Element>(
     let (lhs, rhs) = broadcast_pair(op, lhs, rhs)?;
     check_output::<E>(op, lhs.len())?;
     if let (Some(a), Some(b), true) = (lhs.as_slice(), rhs.as_slice(), buffers::reused(lhs.len())) {
-        let output = written_in_parts(op, lhs.raw_dim(), work, |start, outputs| {
+        let output = written_in_parts(op, lhs.raw_dim(), work, |start, outputs: &mut [E]| {
             zip_slices(a.get(start..).unwrap_or_default(), b.get(start..).unwrap_or_default(), outputs, &f);
         })?;
         return Ok(NdArrayTensor::output(dtype, output));
