@@ -236,7 +236,7 @@ fn zip_readings<T: Float, O: Slot<T>>(
 
 /// `len` outputs that `write(start, part)` writes part by part, across threads as `for_each_part` splits them, in
 /// memory not cleared first: candle frees each output to the allocator, which hands recycled memory to the next, and
-/// clearing it cost about 5% of the candle GPT step (0.944 of its time without, in paired runs).
+/// clearing it cost about 6% of the candle GPT step (0.938 of its time without: BENCHMARKS.md, group 7).
 ///
 /// # Safety
 ///
