@@ -220,7 +220,7 @@ fn zip_readings<T: Float, O: Slot<T>>(
         let (Some(out), Some(&first_a), Some(&first_b)) = (outputs.get_mut(done..done + run), a.first(), b.first())
         else {
             // No reading of a non-empty block ends it, so this is never reached; NaN keeps every output written.
-            outputs.iter_mut().skip(done).for_each(|output| output.put(T::nan()));
+            all_nan::<T, _>(outputs.get_mut(done..).unwrap_or_default());
             return;
         };
         // Each slice read below holds at least `run` elements, as `Reading::run` gives them.
