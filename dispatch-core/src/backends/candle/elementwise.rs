@@ -123,7 +123,7 @@ impl CustomOp2 for CpuBinary {
 }
 
 /// The element types whose CPU tensors run `crate::kernels` rather than candle's kernels: `f32` and `f64`.
-pub(super) trait CpuFloat: Kernels + Float + LinalgScalar + Default + AddAssign {}
+pub(super) trait CpuFloat: Kernels + Float + LinalgScalar + AddAssign {}
 
 impl CpuFloat for f32 {}
 impl CpuFloat for f64 {}
@@ -349,7 +349,7 @@ impl CpuKernel {
 
     /// The kernel of the contiguous elements `layout` picks from `values`, across threads when they are many (as
     /// the ndarray backend splits its heavy passes).
-    fn map_layout<T: Kernels + Float + Default>(self, values: &[T], layout: &Layout) -> candle_core::Result<Vec<T>> {
+    fn map_layout<T: Kernels + Float>(self, values: &[T], layout: &Layout) -> candle_core::Result<Vec<T>> {
         let inputs = contiguous_slice(self.name(), (values, layout))?;
         // SAFETY: a part gets as many inputs as it has outputs (else NaN), and `map_slice` writes one output per input.
         unsafe {
