@@ -1,7 +1,7 @@
 //! Memory for tensor buffers: allocation that fails with [`Error::OutOfMemory`] instead of aborting the process.
 //!
 //! Rust aborts the process when an allocation fails, and candle and ndarray allocate the outputs of their ops with
-//! such allocations. So every buffer dispatch allocates itself comes from [`try_vec`] or [`try_filled`], and every
+//! such allocations. So every buffer dispatch allocates itself comes from [`try_vec`], [`try_filled`] or [`try_room`], and every
 //! backend calls [`check_room`] with an op's output size before it calls a library that allocates that output.
 //! A third-party backend does the same to keep the promise that a shape too large for memory is an `Err`.
 //!
@@ -52,11 +52,18 @@ pub fn check_room(op: &'static str, elements: usize, element_size: usize) -> Res
 
 /// An empty vector with room for exactly `len` values, or [`Error::OutOfMemory`] naming `op`.
 pub fn try_vec<T>(op: &'static str, len: usize) -> Result<Vec<T>> {
+    let mut values = Vec::new();
+    try_room(op, &mut values, len)?;
+    Ok(values)
+}
+
+/// Room in `values` for `len` values in all (the ones it holds among them), or [`Error::OutOfMemory`] naming `op`:
+/// for an output written into a buffer an earlier tensor left.
+pub fn try_room<T>(op: &'static str, values: &mut Vec<T>, len: usize) -> Result<()> {
     let bytes = bytes_of(op, len, size_of::<T>())?;
     check_limit(op, bytes, limit())?;
-    let mut values = Vec::new();
-    values.try_reserve_exact(len).map_err(|_| out_of_memory(op, bytes))?;
-    Ok(values)
+    let more = len.saturating_sub(values.len());
+    values.try_reserve_exact(more).map_err(|_| out_of_memory(op, bytes))
 }
 
 /// `len` copies of `value`, or [`Error::OutOfMemory`] naming `op`.

@@ -6,13 +6,13 @@ use std::ops::AddAssign;
 
 use candle_core::backend::BackendStorage;
 use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Layout, Tensor};
-use ndarray::LinalgScalar;
 use num_traits::Float;
 
 use super::error::{OrBackend, dtype_of, float_dtype};
 use super::memory::{check_output, check_output_like, empty_like, empty_output};
 use super::operands::check_operands;
 use crate::error::Result;
+use crate::kernels::matmul::Gemm;
 use crate::kernels::{Kernels, Slot, gelu_derivative, gelu_derivative_constants, map_slice, zip_slices};
 use crate::memory;
 use crate::parallel::{Work, for_each_part};
@@ -123,7 +123,7 @@ impl CustomOp2 for CpuBinary {
 }
 
 /// The element types whose CPU tensors run `crate::kernels` rather than candle's kernels: `f32` and `f64`.
-pub(super) trait CpuFloat: Kernels + Float + LinalgScalar + AddAssign {}
+pub(super) trait CpuFloat: Kernels + Float + Gemm + AddAssign {}
 
 impl CpuFloat for f32 {}
 impl CpuFloat for f64 {}

@@ -90,9 +90,8 @@ struct CpuMatmul {
 
 impl CpuPairKernel for CpuMatmul {
     fn outputs<E: CpuFloat>(&self, lhs: (&[E], &Layout), rhs: (&[E], &Layout)) -> candle_core::Result<Vec<E>> {
-        // Room for the output was checked before candle ran.
-        let output = vec![E::zero(); self.shape.num_elements()];
-        let product = kernels::matmul::product("candle", view(lhs)?, view(rhs)?, &self.shape, output);
+        // The product reserves its output's room itself, and writes it without clearing it first.
+        let product = kernels::matmul::product("candle", view(lhs)?, view(rhs)?, &self.shape, Vec::new());
         let product = product.map_err(candle_core::Error::wrap)?;
         // Row-major already: its buffer is taken as it is.
         let (values, _) = product.into_raw_vec_and_offset();

@@ -102,8 +102,8 @@ fn take<E: Reused>(len: usize) -> Option<Vec<E>> {
     E::kept().try_with(|kept| kept.try_borrow_mut().ok().and_then(|mut kept| kept.take(len))).ok().flatten()
 }
 
-/// `len` elements for an output that is written whole without being read (a matrix product with β = 0): a kept
-/// buffer as its last tensor left it, saving the pass that would clear it, or fresh zeroed memory.
+/// `len` elements for an output that is written whole without being read (an element-wise op's): a kept buffer as its
+/// last tensor left it, saving the pass that would clear it, or fresh zeroed memory.
 pub(super) fn overwritten<E: Reused + Clone + Zero>(len: usize) -> Vec<E> {
     let Some(mut buffer) = take(len) else { return vec![E::zero(); len] };
     buffer.resize(len, E::zero());
@@ -117,8 +117,8 @@ pub(super) fn written_whole<E: Reused + Clone + Zero>(dims: IxDyn) -> Result<Arr
     ArrayD::from_shape_vec(dims, overwritten(len))
 }
 
-/// `len` copies of `value`, in a kept buffer when there is one: for outputs written in place afterwards (a matrix
-/// product), clearing memory this thread already touched costs less than the page faults of fresh memory.
+/// `len` copies of `value`, in a kept buffer when there is one: for outputs written in place afterwards (a permuted
+/// copy), clearing memory this thread already touched costs less than the page faults of fresh memory.
 pub(super) fn filled<E: Reused + Clone>(len: usize, value: E) -> Vec<E> {
     let mut values = buffer(len);
     values.resize(len, value);

@@ -17,8 +17,8 @@ pub(super) fn matmul(lhs: &NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArray
 fn product<E: Element>(dtype: DType, lhs: &ArcArrayD<E>, rhs: &ArcArrayD<E>, shape: &Shape) -> Result<NdArrayTensor> {
     check_output::<E>("matmul", shape.num_elements())?;
     // Every product is written row-major into a kept buffer when one is large enough (see `buffers`), whatever the
-    // operands' layouts, so the output is never copied to row-major afterwards.
-    let output = buffers::overwritten(shape.num_elements());
+    // operands' layouts, so the output is never copied to row-major afterwards; nor is the buffer cleared first.
+    let output = buffers::buffer(shape.num_elements());
     let output = kernels::matmul::product("ndarray", lhs.view(), rhs.view(), shape, output)?;
     Ok(NdArrayTensor::output(dtype, output))
 }

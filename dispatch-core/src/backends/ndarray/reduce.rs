@@ -2,7 +2,7 @@
 //! generic over the element type. A fold along an axis walks each lane in order, so a lane's result does not depend
 //! on the array's layout.
 
-use ndarray::{ArcArrayD, ArrayD, ArrayView1, ArrayViewMut1, Axis, IxDyn, Zip};
+use ndarray::{ArcArrayD, ArrayD, ArrayView1, ArrayViewMut1, Axis, Dimension, IxDyn, Zip};
 
 use super::buffers;
 use super::index::positions;
@@ -30,7 +30,7 @@ pub(super) fn mean(tensor: &NdArrayTensor) -> NdArrayTensor {
 pub(super) fn sum_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
     with_array!(tensor, |array| {
         check_reduced_output::<E>("sum_dim", &tensor.shape(), axis)?;
-        Ok(NdArrayTensor::output(tensor.dtype(), array.sum_axis(Axis(axis)).insert_axis(Axis(axis))))
+        Ok(NdArrayTensor::output(tensor.dtype(), sum_along("sum_dim", array, axis)?))
     })
 }
 
@@ -38,10 +38,36 @@ pub(super) fn mean_dim(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTen
     with_array!(tensor, |array| {
         check_reduced_output::<E>("mean_dim", &tensor.shape(), axis)?;
         let scale = reciprocal::<E>(array.len_of(Axis(axis)));
-        let mut sums = array.sum_axis(Axis(axis)).insert_axis(Axis(axis));
+        let mut sums = sum_along("mean_dim", array, axis)?;
         sums.mapv_inplace(|sum| sum * scale);
         Ok(NdArrayTensor::output(tensor.dtype(), sums))
     })
+}
+
+/// The sums along `axis`, keeping it with size 1, in the order ndarray's `sum_axis` adds: a lane of contiguous
+/// entries by its unrolled sum, else whole slices along the axis one after another from zero. A row-major array
+/// (a broadcast op's gradient, summed over its leading axes) is summed here a row at a time, where `sum_axis` builds
+/// an iterator per row.
+fn sum_along<E: Element>(op: &'static str, array: &ArcArrayD<E>, axis: usize) -> Result<ArrayD<E>> {
+    let Some(values) = array.as_slice() else { return Ok(array.sum_axis(Axis(axis)).insert_axis(Axis(axis))) };
+    let mut reduced = array.raw_dim();
+    reduced[axis] = 1;
+    let mut sums = memory::try_filled(op, reduced.size(), E::zero())?;
+    // With no values every sum is of an empty lane, 0; otherwise no size below is 0.
+    if !values.is_empty() {
+        let (along, inner) = (array.len_of(Axis(axis)), array.shape()[axis + 1..].iter().product::<usize>());
+        let blocks = values.chunks_exact(along * inner);
+        if inner == 1 {
+            sums.iter_mut().zip(blocks).for_each(|(sum, lane)| *sum = ArrayView1::from(lane).sum());
+        } else {
+            for (out, block) in sums.chunks_exact_mut(inner).zip(blocks) {
+                for row in block.chunks_exact(inner) {
+                    out.iter_mut().zip(row).for_each(|(sum, &value)| *sum = *sum + value);
+                }
+            }
+        }
+    }
+    ArrayD::from_shape_vec(reduced, sums).map_err(|error| ndarray_error(op, error))
 }
 
 /// `x - max - log(sum(exp(x - max)))` per lane, the same order of operations as the candle backend.

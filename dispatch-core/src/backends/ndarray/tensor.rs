@@ -8,6 +8,7 @@ use super::buffers::{self, Reused};
 use crate::dtype::DType;
 use crate::error::{Error, RankRule, Result};
 use crate::kernels::Kernels;
+use crate::kernels::matmul::Gemm;
 use crate::memory;
 use crate::shape::Shape;
 
@@ -52,7 +53,7 @@ pub(super) enum FloatArray {
 }
 
 /// The element types ndarray computes in; the generic ops are written once over it.
-pub(super) trait Element: NdFloat + From<f32> + Reused + Kernels {
+pub(super) trait Element: NdFloat + From<f32> + Reused + Kernels + Gemm {
     /// The array, as the tensor stores it.
     fn store(array: ArcArrayD<Self>) -> FloatArray;
     /// The array of this element type in `values`, if that is what they hold.

@@ -166,9 +166,27 @@ fn index_and_reduce_ops_read_a_strided_view_as_its_row_major_copy() {
         same_values(NdArray::max_dim(&cube, axis), NdArray::max_dim(&cube_copy, axis));
         same_values(NdArray::min_dim(&cube, axis), NdArray::min_dim(&cube_copy, axis));
         same_values(NdArray::prod_dim(&cube, axis), NdArray::prod_dim(&cube_copy, axis));
+        // A row-major tensor is summed a row at a time, a strided one by ndarray's `sum_axis`.
+        same_values(NdArray::sum_dim(&cube, axis), NdArray::sum_dim(&cube_copy, axis));
+        same_values(NdArray::mean_dim(&cube, axis), NdArray::mean_dim(&cube_copy, axis));
         let argmin = [&cube, &cube_copy].map(|cube| NdArray::argmin(cube, axis).unwrap().to_vec().unwrap());
         assert_eq!(argmin[0], argmin[1]);
     }
+}
+
+#[test]
+fn sums_along_an_axis_of_empty_and_size_one_axes() {
+    let sums = |dims: &[usize], axis| {
+        let len = dims.iter().product::<usize>();
+        let tensor = NdArray::from_vec((1..=len).map(|i| i as f32).collect(), Shape::new(dims), &NdArrayDevice);
+        let sum = NdArray::sum_dim(&tensor.unwrap(), axis).unwrap();
+        (sum.shape().dims().to_vec(), sum.to_vec().unwrap())
+    };
+    assert_eq!(sums(&[2, 0, 3], 1), (vec![2, 1, 3], vec![0.0; 6]));
+    assert_eq!(sums(&[2, 0, 3], 0), (vec![1, 0, 3], vec![]));
+    assert_eq!(sums(&[2, 3, 1], 1), (vec![2, 1, 1], vec![6.0, 15.0]));
+    assert_eq!(sums(&[2, 3, 1], 2), (vec![2, 3, 1], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
+    assert_eq!(sums(&[2, 2, 2], 0), (vec![1, 2, 2], vec![6.0, 8.0, 10.0, 12.0]));
 }
 
 /// Large element-wise outputs are written into the storage of tensors dropped before them: the same values as the
