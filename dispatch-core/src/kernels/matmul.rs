@@ -132,17 +132,15 @@ fn write_product<E: Gemm>(
     // slots are exactly its output, and the entries must cover them all.
     let matrix = m * columns;
     if lhs.len() != rhs.len() || matrix.checked_mul(lhs.len()) != Some(slots.len()) {
-        return Err(Error::shape_mismatch("matmul", &Shape::new(&[lhs.len()]), &Shape::new(&[rhs.len()])));
+        return Err(Error::shape_mismatch("matmul", &Shape::new([lhs.len()]), &Shape::new([rhs.len()])));
     }
-    let product =
-        |(out, (a, b)): (&mut [MaybeUninit<E>], (&ArrayView2<'_, E>, &ArrayView2<'_, E>))| product_into(a, b, out);
     // matrixmultiply gives a product this small one thread (its operands hold under 2^15 elements), so a batch of
     // them (attention's per-head products) is split across threads here instead.
     let small = runs_on_one_thread(m, inner, columns);
     if small && parallel::split(Work::Heavy, shape.num_elements()) {
-        slots.par_chunks_mut(matrix).zip(lhs.par_iter().zip(&rhs)).try_for_each(product)
+        slots.par_chunks_mut(matrix).zip(lhs.par_iter().zip(&rhs)).try_for_each(|(out, (a, b))| product_into(a, b, out))
     } else {
-        slots.chunks_mut(matrix).zip(lhs.iter().zip(&rhs)).try_for_each(product)
+        slots.chunks_mut(matrix).zip(lhs.iter().zip(&rhs)).try_for_each(|(out, (a, b))| product_into(a, b, out))
     }
 }
 
@@ -243,7 +241,7 @@ mod tests {
     fn a_transposed_operand_is_read_in_its_own_strides() {
         let (lhs, rhs) = (counting(&[3, 4]), counting(&[5, 4]));
         let transposed = rhs.t().to_owned();
-        let shape = Shape::new(&[3, 5]);
+        let shape = Shape::new([3, 5]);
         let product = product("test", lhs.view(), rhs.t(), &shape, Vec::new()).unwrap();
         assert_eq!(product.as_slice().unwrap(), by_definition(&lhs, &transposed, &shape));
     }
@@ -251,17 +249,17 @@ mod tests {
     #[test]
     fn an_empty_inner_axis_gives_zeros_and_an_empty_output_nothing() {
         let (lhs, rhs) = (counting(&[2, 0]), counting(&[0, 3]));
-        let written = product("test", lhs.view(), rhs.view(), &Shape::new(&[2, 3]), vec![f64::NAN; 6]).unwrap();
+        let written = product("test", lhs.view(), rhs.view(), &Shape::new([2, 3]), vec![f64::NAN; 6]).unwrap();
         assert_eq!(written.as_slice().unwrap(), [0.0; 6]);
         let (lhs, rhs) = (counting(&[0, 4]), counting(&[4, 3]));
-        let written = product("test", lhs.view(), rhs.view(), &Shape::new(&[0, 3]), vec![f64::NAN; 2]).unwrap();
+        let written = product("test", lhs.view(), rhs.view(), &Shape::new([0, 3]), vec![f64::NAN; 2]).unwrap();
         assert_eq!(written.shape(), [0, 3]);
     }
 
     #[test]
     fn operands_whose_inner_sizes_differ_are_an_error_with_nothing_written() {
         let (lhs, rhs) = (counting(&[2, 3]), counting(&[4, 2]));
-        let written = product("test", lhs.view(), rhs.view(), &Shape::new(&[2, 2]), Vec::new());
+        let written = product("test", lhs.view(), rhs.view(), &Shape::new([2, 2]), Vec::new());
         assert!(matches!(written, Err(Error::ShapeMismatch { .. })), "{written:?}");
     }
 }

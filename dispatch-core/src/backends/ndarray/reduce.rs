@@ -62,7 +62,7 @@ fn sum_along<E: Element>(op: &'static str, array: &ArcArrayD<E>, axis: usize) ->
         } else {
             for (out, block) in sums.chunks_exact_mut(inner).zip(blocks) {
                 for row in block.chunks_exact(inner) {
-                    out.iter_mut().zip(row).for_each(|(sum, &value)| *sum = *sum + value);
+                    out.iter_mut().zip(row).for_each(|(sum, &value)| *sum += value);
                 }
             }
         }
