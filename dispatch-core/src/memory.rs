@@ -1,8 +1,9 @@
 //! Memory for tensor buffers: allocation that fails with [`Error::OutOfMemory`] instead of aborting the process.
 //!
 //! Rust aborts the process when an allocation fails, and candle and ndarray allocate the outputs of their ops with
-//! such allocations. So every buffer dispatch allocates itself comes from [`try_vec`], [`try_filled`] or [`try_room`], and every
-//! backend calls [`check_room`] with an op's output size before it calls a library that allocates that output.
+//! such allocations. So every buffer dispatch allocates itself comes from [`try_vec`], [`try_filled`] or
+//! [`try_room`], and every backend calls [`check_room`] with an op's output size before it calls a library that
+//! allocates that output.
 //! A third-party backend does the same to keep the promise that a shape too large for memory is an `Err`.
 //!
 //! # The rule
