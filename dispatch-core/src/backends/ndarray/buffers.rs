@@ -16,9 +16,10 @@ const KEEP_FROM: usize = 1 << 12;
 const KEEP_AT_MOST: usize = 64 << 20;
 
 /// The most buffers one thread keeps for each element type: finding one that fits is a walk over them all. A GPT
-/// step's backward frees more than 32 large tensors before the next forward asks for them again; keeping only 32, the
-/// step faulted in ten times the pages it does with 128 (`perf stat`: 120k against 12k over 110 steps).
-const KEEP_COUNT: usize = 128;
+/// step's backward frees more than 32 large tensors before the next forward asks for them again: keeping 32, the
+/// step faulted in 82k pages over 110 steps, keeping 64, 9k (`perf stat`). Keeping 128 gave the GPT step no more
+/// and made LeNet's first 30 steps about 1.15x slower, while the kept buffers of mismatched sizes settled.
+const KEEP_COUNT: usize = 64;
 
 /// The buffers one thread keeps, of one element type.
 pub(super) struct KeptBuffers<E> {

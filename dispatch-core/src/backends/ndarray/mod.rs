@@ -74,7 +74,7 @@ impl<B: Backend<Device = NdArrayDevice>> DeviceOf<B> for NdArrayDevice {
 impl NdArray {
     /// Frees the buffers the calling thread keeps for reuse, and returns how many bytes they held. Large outputs
     /// (element-wise ops, matrix products) are written into the storage of tensors dropped earlier on the same
-    /// thread instead of fresh memory, and a thread keeps up to 128 such buffers, at most 64 MiB of each float
+    /// thread instead of fresh memory, and a thread keeps up to 64 such buffers, at most 64 MiB of each float
     /// type. A thread that has stopped computing can hand them back to the allocator; a measure of the memory a
     /// step needs calls it first, so that what the step keeps is counted as the step's.
     pub fn release_kept_buffers() -> usize {
