@@ -42,6 +42,9 @@ fn main() -> ExitCode {
 fn run() -> Result<(), String> {
     // This thread runs every op: as one of the pool's threads, it computes a share of each pass it splits.
     dispatch_core::parallel::build_pool_with_calling_thread(0).map_err(|error| error.to_string())?;
+    // Each step frees and allocates the same tensors again: the allocator keeps their pages instead of faulting them
+    // in anew every step.
+    dispatch_core::memory::keep_freed_memory();
     let devices = devices(std::env::args().skip(1))?;
     let (test_pixels, test_labels) = images(256, SEED + 1_000_000);
     println!("LeNet on 28x28 images of {SHAPES:?}: {STEPS} steps of Adam, batch {BATCH}, in {DTYPE}");

@@ -93,6 +93,9 @@ fn main() -> ExitCode {
 fn run() -> Result<(), String> {
     // This thread runs every op: as one of the pool's threads, it computes a share of each pass it splits.
     dispatch_core::parallel::build_pool_with_calling_thread(0).map_err(|error| error.to_string())?;
+    // Each step frees and allocates the same tensors again: the allocator keeps their pages instead of faulting them
+    // in anew every step.
+    dispatch_core::memory::keep_freed_memory();
     let args = parse_args(std::env::args().skip(1))?;
     if let Some(path) = &args.sample_from {
         return sample_from(path, &args.devices);

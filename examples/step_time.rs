@@ -52,6 +52,9 @@ fn main() -> ExitCode {
 fn run() -> Result<(), String> {
     // This thread runs every op: as one of the pool's threads, it computes a share of each pass it splits.
     dispatch_core::parallel::build_pool_with_calling_thread(0).map_err(|error| error.to_string())?;
+    // Each step frees and allocates the same tensors again: the allocator keeps their pages instead of faulting them
+    // in anew every step.
+    dispatch_core::memory::keep_freed_memory();
     let args = parse_args(std::env::args().skip(1))?;
     let devices = training_devices(&args.devices)?;
     let corpus = Corpus::read(&Corpus::locate(args.corpus)?)?;

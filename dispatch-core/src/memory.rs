@@ -81,6 +81,42 @@ pub fn try_copy<T: Clone>(op: &'static str, values: &[T]) -> Result<Vec<T>> {
     Ok(copy)
 }
 
+/// The most bytes glibc serves from its heap rather than from a mapping of their own: the largest threshold it takes.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const HEAP_UP_TO: libc::c_int = 32 << 20;
+
+/// Free heap glibc may hold at its top before it gives any back to the kernel.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const HOLD_UP_TO: libc::c_int = 1 << 30;
+
+/// Asks the C allocator to keep the memory this process frees for its next allocations, and returns whether it
+/// could. A training step frees most of its tensors and allocates them again in the next step; glibc's default gives
+/// large freed blocks back to the kernel (heap trimming, and a mapping per block above its threshold), so every
+/// step faults those pages in again and the kernel clears each one. candle's CPU GPT step spent about a fifth of its
+/// time there (BENCHMARKS.md, group 7): about 2,000 page faults a step, under 100 with this call. The cost is that
+/// the process keeps the memory of its largest step until it exits.
+///
+/// It changes the whole process (every allocation, not only dispatch's), so it is the application's call, made
+/// once at the start of `main`, like `parallel::build_pool_with_calling_thread`. With glibc
+/// (Linux, the `gnu` target environment) it sets `M_MMAP_THRESHOLD` to 32 MiB, the most glibc takes, and
+/// `M_TRIM_THRESHOLD` to 1 GiB, the same as the environment variables `MALLOC_MMAP_THRESHOLD_=33554432` and
+/// `MALLOC_TRIM_THRESHOLD_=1073741824`; both are needed, since setting either turns off glibc's own adjustment of
+/// the other. Elsewhere it does nothing and returns `false`.
+pub fn keep_freed_memory() -> bool {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: `mallopt` takes glibc's arena lock itself and only changes two tuning parameters.
+        let heap = unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, HEAP_UP_TO) };
+        // SAFETY: as above.
+        let hold = unsafe { libc::mallopt(libc::M_TRIM_THRESHOLD, HOLD_UP_TO) };
+        heap == 1 && hold == 1
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        false
+    }
+}
+
 /// The size of the request; one whose size overflows asks for more than any machine has.
 fn bytes_of(op: &'static str, elements: usize, element_size: usize) -> Result<usize> {
     elements.checked_mul(element_size).ok_or_else(|| out_of_memory(op, usize::MAX))
@@ -186,6 +222,14 @@ fn parse_cgroup_value(text: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn glibc_takes_both_settings_and_other_c_libraries_report_false() {
+        let glibc = cfg!(all(target_os = "linux", target_env = "gnu"));
+        assert_eq!(keep_freed_memory(), glibc);
+        // A second call sets the same values again.
+        assert_eq!(keep_freed_memory(), glibc);
+    }
 
     const MEMINFO: &str = "MemTotal:       24731184 kB\nMemFree:        23000000 kB\nSwapTotal:       2097148 kB\n";
 

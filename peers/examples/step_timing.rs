@@ -61,6 +61,8 @@ fn main() -> Result<()> {
     let threads = threads()?;
     // As the examples' training loops run: this thread is one of rayon's, computing a share of each pass it splits.
     parallel::build_pool_with_calling_thread(threads)?;
+    // As they also do, the allocator keeps freed pages (PyTorch's process gets the same setting from `paired.py`).
+    dispatch_core::memory::keep_freed_memory();
     let device = training_device(device_name)?;
     let exported = exchange::read::<DeviceBackend>(Path::new(path), &device)?;
     let mut run = WorkloadRun::<DeviceBackend>::new(exported.workload, &device)?;

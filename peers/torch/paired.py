@@ -104,8 +104,16 @@ def main():
     workloads, devices = args.workloads.split(","), args.devices.split(",")
     threads = str(args.threads)
 
-    # The same thread count for every library on either side.
-    env = dict(os.environ, RAYON_NUM_THREADS=threads, MATMUL_NUM_THREADS=threads, OMP_NUM_THREADS=threads)
+    # The same thread count for every library on either side, and the same allocator settings: `step_timing` calls
+    # `dispatch_core::memory::keep_freed_memory`, which sets glibc's thresholds as these variables do for PyTorch.
+    env = dict(
+        os.environ,
+        RAYON_NUM_THREADS=threads,
+        MATMUL_NUM_THREADS=threads,
+        OMP_NUM_THREADS=threads,
+        MALLOC_MMAP_THRESHOLD_="33554432",
+        MALLOC_TRIM_THRESHOLD_="1073741824",
+    )
     step_py = [sys.executable, str(HERE / "step.py")]
     if args.note:
         print(args.note)
