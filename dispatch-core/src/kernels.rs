@@ -204,6 +204,12 @@ fn polynomial<const N: usize>(coefficients: &[f64; N], x: f64) -> f64 {
     coefficients.iter().rev().fold(0.0, |sum, &c| sum * x + c)
 }
 
+/// `outputs` as NaN: what a part of an element-wise pass gets when its inputs fall short, which no caller hands
+/// over, so that every output is written all the same.
+pub(crate) fn all_nan<T: Float, O: Slot<T>>(outputs: &mut [O]) {
+    outputs.iter_mut().for_each(|output| output.put(T::nan()));
+}
+
 /// `f` of every input into the output of the same index (a shorter side ends it), vectorised.
 pub(crate) fn map_slice<T: Copy, O: Slot<T>>(inputs: &[T], outputs: &mut [O], f: impl Fn(T) -> T) {
     #[cfg(target_arch = "x86_64")]

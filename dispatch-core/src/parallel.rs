@@ -7,6 +7,8 @@
 //! sleeps until they are done; [`build_pool_with_calling_thread`] makes the thread that runs a training loop one of
 //! the pool's, so that it works on its own passes.
 
+use std::mem::MaybeUninit;
+
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
@@ -101,6 +103,27 @@ pub(crate) fn for_each_part<O: Send>(work: Work, outputs: &mut [O], f: impl Fn(u
     }
 }
 
+/// `values`, emptied, holding `len` elements that `write(start, part)` writes part by part (as `for_each_part` splits
+/// them) into its spare room, which is not cleared first: the outputs of the CPU backends' element-wise ops, whose
+/// every element is written once. `None`, with nothing written, when `values` has room for fewer than `len`.
+///
+/// # Safety
+///
+/// `write` writes every element of each part it is handed.
+pub(crate) unsafe fn written_in_parts<T: Send>(
+    mut values: Vec<T>,
+    len: usize,
+    work: Work,
+    write: impl Fn(usize, &mut [MaybeUninit<T>]) + Sync + Send,
+) -> Option<Vec<T>> {
+    values.clear();
+    let outputs = values.spare_capacity_mut().get_mut(..len)?;
+    for_each_part(work, outputs, write);
+    // SAFETY: the first `len` elements lie within the capacity (checked above), and `write` wrote each of them.
+    unsafe { values.set_len(len) };
+    Some(values)
+}
+
 /// `f` on each `width`-long part of `outputs` with the `input_width`-long part of `inputs` of the same index (a
 /// plane's outputs and the plane), across threads when the outputs are worth splitting. On failure, the error of
 /// one failing part: the first in order on one thread, any of them across threads (pooling's checks depend on the
@@ -120,5 +143,31 @@ pub(crate) fn try_for_each_part<I: Sync, O: Send>(
     } else {
         let mut parts = outputs.chunks_exact_mut(width).zip(inputs.chunks_exact(input_width));
         parts.try_for_each(|(outputs, inputs)| f(outputs, inputs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_in_parts_holds_what_each_part_wrote_over_old_values_and_refuses_too_little_room() {
+        // Heavy work of this size is split across the threads when there are several.
+        let len = Work::Heavy.split_from() * 2 + 3;
+        let old = vec![-1.0f32; len + 5];
+        // SAFETY: each part writes all of its elements.
+        let written = unsafe {
+            written_in_parts(old, len, Work::Heavy, |start, part| {
+                for (index, slot) in part.iter_mut().enumerate() {
+                    slot.write((start + index) as f32);
+                }
+            })
+        };
+        let written = written.expect("room for `len`");
+        assert_eq!(written.len(), len);
+        assert!(written.iter().enumerate().all(|(index, &value)| value == index as f32));
+        // SAFETY: never called: the buffer has less room than asked.
+        let short = unsafe { written_in_parts(Vec::<f32>::with_capacity(2), 3, Work::Light, |_, _| {}) };
+        assert!(short.is_none());
     }
 }

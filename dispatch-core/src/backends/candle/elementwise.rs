@@ -13,9 +13,9 @@ use super::memory::{check_output, check_output_like, empty_like, empty_output};
 use super::operands::check_operands;
 use crate::error::Result;
 use crate::kernels::matmul::Gemm;
-use crate::kernels::{Kernels, Slot, gelu_derivative, gelu_derivative_constants, map_slice, zip_slices};
+use crate::kernels::{Kernels, Slot, all_nan, gelu_derivative, gelu_derivative_constants, map_slice, zip_slices};
 use crate::memory;
-use crate::parallel::{Work, for_each_part};
+use crate::parallel::{self, Work};
 use crate::shape::Shape;
 
 #[derive(Clone, Copy)]
@@ -234,9 +234,9 @@ fn zip_readings<T: Float, O: Slot<T>>(
     }
 }
 
-/// `len` outputs that `write(start, part)` writes part by part, across threads as `for_each_part` splits them, in
-/// memory not cleared first: candle frees each output to the allocator, which hands recycled memory to the next, and
-/// clearing it cost about 6% of the candle GPT step (0.938 of its time without: BENCHMARKS.md, group 7).
+/// `len` outputs that `write(start, part)` writes part by part, in memory not cleared first: candle frees each output
+/// to the allocator, which hands recycled memory to the next, and clearing it cost about 6% of the candle GPT step
+/// (0.938 of its time without: BENCHMARKS.md, group 7).
 ///
 /// # Safety
 ///
@@ -247,20 +247,10 @@ unsafe fn written_in_parts<T: Send>(
     work: Work,
     write: impl Fn(usize, &mut [MaybeUninit<T>]) + Sync + Send,
 ) -> candle_core::Result<Vec<T>> {
-    let mut values = memory::try_vec(op, len).map_err(candle_core::Error::wrap)?;
-    let Some(outputs) = values.spare_capacity_mut().get_mut(..len) else {
-        return Err(candle_core::Error::Msg(format!("{op}: an output buffer shorter than asked")));
-    };
-    for_each_part(work, outputs, write);
-    // SAFETY: the first `len` elements lie within the capacity (just checked), and `write` wrote each of them.
-    unsafe { values.set_len(len) };
-    Ok(values)
-}
-
-/// `outputs` as NaN: what a part whose inputs fall short gets, which no caller hands over, so that every output is
-/// written all the same.
-fn all_nan<T: Float, O: Slot<T>>(outputs: &mut [O]) {
-    outputs.iter_mut().for_each(|output| output.put(T::nan()));
+    let values = memory::try_vec(op, len).map_err(candle_core::Error::wrap)?;
+    // SAFETY: `write` writes every element of each part, as this function's caller promises.
+    let written = unsafe { parallel::written_in_parts(values, len, work, write) };
+    written.ok_or_else(|| candle_core::Error::Msg(format!("{op}: an output buffer shorter than asked")))
 }
 
 /// Runs candle's one-tensor op `f`, whose output has the input's size, once there is room for that output.
