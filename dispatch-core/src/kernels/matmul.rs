@@ -40,22 +40,62 @@ impl<E> Strided<E> {
     }
 }
 
+impl<E> Strided<E> {
+    /// The transposed matrix: the same elements, rows and columns exchanged.
+    fn transposed(self) -> Self {
+        Self { first: self.first, rows: self.columns, columns: self.rows }
+    }
+}
+
+/// A product `C ← A B` as matrixmultiply is called: `A` is `m×k`, `B` is `k×n`, and `C`'s element `(i, j)` is at
+/// `i·c_rows + j·c_columns`.
+struct Call<E> {
+    m: usize,
+    k: usize,
+    n: usize,
+    a: Strided<E>,
+    b: Strided<E>,
+    c_rows: isize,
+    c_columns: isize,
+}
+
+impl<E> Call<E> {
+    /// The product into a row-major `m×n` `C`, or the same product transposed, `Cᵀ ← Bᵀ Aᵀ`, when `C` has more
+    /// columns than rows (only strides change, and each element is the same sum in the same order). matrixmultiply
+    /// splits a product across two threads by blocks of 64 rows once there are 96 or more, else by columns, and
+    /// packs the right operand on one thread, so the wider side goes on the left: the larger GPT's step (its
+    /// weights' gradients, `[256, 128] @ [128, 768]`) took 0.976x and 0.987x its time (BENCHMARKS.md, group 8).
+    fn oriented(m: usize, k: usize, n: usize, a: Strided<E>, b: Strided<E>) -> Self {
+        let row = isize::try_from(n).unwrap_or(isize::MAX);
+        if n > m {
+            Self { m: n, k, n: m, a: b.transposed(), b: a.transposed(), c_rows: 1, c_columns: row }
+        } else {
+            Self { m, k, n, a, b, c_rows: row, c_columns: 1 }
+        }
+    }
+}
+
 impl Gemm for f32 {
     unsafe fn product_into(m: usize, k: usize, n: usize, a: Strided<f32>, b: Strided<f32>, c: *mut f32) {
-        let row = isize::try_from(n).unwrap_or(isize::MAX);
-        // SAFETY: the caller's contract; with β = 0 matrixmultiply documents that C need not be initialised.
+        let Call { m, k, n, a, b, c_rows, c_columns } = Call::oriented(m, k, n, a, b);
+        // SAFETY: the caller's contract, `Call::oriented` reaching the same elements of each matrix; with β = 0
+        // matrixmultiply documents that C need not be initialised.
         unsafe {
-            matrixmultiply::sgemm(m, k, n, 1.0, a.first, a.rows, a.columns, b.first, b.rows, b.columns, 0.0, c, row, 1)
+            matrixmultiply::sgemm(
+                m, k, n, 1.0, a.first, a.rows, a.columns, b.first, b.rows, b.columns, 0.0, c, c_rows, c_columns,
+            )
         }
     }
 }
 
 impl Gemm for f64 {
     unsafe fn product_into(m: usize, k: usize, n: usize, a: Strided<f64>, b: Strided<f64>, c: *mut f64) {
-        let row = isize::try_from(n).unwrap_or(isize::MAX);
+        let Call { m, k, n, a, b, c_rows, c_columns } = Call::oriented(m, k, n, a, b);
         // SAFETY: as for f32.
         unsafe {
-            matrixmultiply::dgemm(m, k, n, 1.0, a.first, a.rows, a.columns, b.first, b.rows, b.columns, 0.0, c, row, 1)
+            matrixmultiply::dgemm(
+                m, k, n, 1.0, a.first, a.rows, a.columns, b.first, b.rows, b.columns, 0.0, c, c_rows, c_columns,
+            )
         }
     }
 }
