@@ -45,6 +45,9 @@ fn run() -> Result<(), String> {
     // Each step frees and allocates the same tensors again: the allocator keeps their pages instead of faulting them
     // in anew every step.
     dispatch_core::memory::keep_freed_memory();
+    // And the pool's other threads poll for the next pass instead of sleeping between passes (a core each, until
+    // `run` returns).
+    let _spinning = dispatch_core::parallel::keep_pool_spinning();
     let devices = devices(std::env::args().skip(1))?;
     let (test_pixels, test_labels) = images(256, SEED + 1_000_000);
     println!("LeNet on 28x28 images of {SHAPES:?}: {STEPS} steps of Adam, batch {BATCH}, in {DTYPE}");

@@ -55,6 +55,9 @@ fn run() -> Result<(), String> {
     // Each step frees and allocates the same tensors again: the allocator keeps their pages instead of faulting them
     // in anew every step.
     dispatch_core::memory::keep_freed_memory();
+    // And the pool's other threads poll for the next pass instead of sleeping between passes (a core each, until
+    // `run` returns).
+    let _spinning = dispatch_core::parallel::keep_pool_spinning();
     let args = parse_args(std::env::args().skip(1))?;
     let devices = training_devices(&args.devices)?;
     let corpus = Corpus::read(&Corpus::locate(args.corpus)?)?;

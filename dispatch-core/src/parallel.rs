@@ -8,6 +8,8 @@
 //! the pool's, so that it works on its own passes.
 
 use std::mem::MaybeUninit;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
@@ -48,6 +50,75 @@ pub fn build_pool_with_calling_thread(threads: usize) -> Result<usize> {
         .build_global()
         .map_err(|error| Error::ThreadPool { op: "build_pool_with_calling_thread", source: Box::new(error) })?;
     Ok(threads)
+}
+
+/// Keeps the pool's other threads polling for work, instead of sleeping between passes, while the returned guard
+/// lives: a pass split across threads then starts on them at once, without a wake-up through the kernel. Call it on
+/// the thread that runs the training loop (after [`build_pool_with_calling_thread`]) and hold the guard for the
+/// loop: the GPT training step took 0.85x its time with it on two cores, on both CPU backends (BENCHMARKS.md, group
+/// 7), as PyTorch's OpenMP threads also spin between parallel regions.
+///
+/// The cost is that each of those threads keeps a core busy while the guard lives, with or without work, so drop
+/// it when the loop ends (or before the thread waits on something else: I/O, a channel). With one thread in the
+/// pool it does nothing, since no pass is split then.
+///
+/// ```standalone_crate
+/// # use dispatch_core::backends::{NdArray, NdArrayDevice};
+/// # use dispatch_core::{Tensor, parallel};
+/// parallel::build_pool_with_calling_thread(2)?;
+/// let spinning = parallel::keep_pool_spinning();
+/// let x = Tensor::<NdArray>::from_vec(vec![0.0; 1 << 16], [256, 256], &NdArrayDevice)?;
+/// assert_eq!(x.exp()?.sum()?.to_scalar()?, 65536.0);
+/// drop(spinning); // the other thread sleeps when idle again
+/// # Ok::<(), dispatch_core::Error>(())
+/// ```
+#[must_use = "the pool's threads spin only while the guard lives"]
+pub fn keep_pool_spinning() -> PoolSpinning {
+    let stop = Arc::new(AtomicBool::new(false));
+    if rayon::current_num_threads() > 1 {
+        let caller = rayon::current_thread_index();
+        let stopped = Arc::clone(&stop);
+        // One job on each of the pool's threads, which no other thread can take; the caller's returns at once.
+        rayon::spawn_broadcast(move |context| {
+            if Some(context.index()) != caller {
+                poll_until(&stopped);
+            }
+        });
+    }
+    PoolSpinning { stop }
+}
+
+/// Runs the pool's work as it comes (queued on this thread, taken from another's, or handed in from outside the
+/// pool) until `stop` is set.
+fn poll_until(stop: &AtomicBool) {
+    POLLING.fetch_add(1, Ordering::AcqRel);
+    while !stop.load(Ordering::Acquire) {
+        if rayon::yield_now() != Some(rayon::Yield::Executed) {
+            std::hint::spin_loop();
+        }
+    }
+    POLLING.fetch_sub(1, Ordering::AcqRel);
+}
+
+/// How many threads poll for work now, held by the guards of [`keep_pool_spinning`].
+static POLLING: AtomicUsize = AtomicUsize::new(0);
+
+/// How many of the pool's threads poll for work now, held by a guard of [`keep_pool_spinning`]: they start when they
+/// next look for work, and stop soon after the guard is dropped.
+pub fn polling_threads() -> usize {
+    POLLING.load(Ordering::Acquire)
+}
+
+/// The guard of [`keep_pool_spinning`]: dropping it lets the pool's threads sleep when they have no work.
+#[derive(Debug)]
+pub struct PoolSpinning {
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for PoolSpinning {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+    }
 }
 
 /// rayon's own rule for its thread count: `RAYON_NUM_THREADS` when it is a positive number, else the cores.

@@ -50,6 +50,7 @@ fn main() -> Result<()> {
     // The profiled thread is one of rayon's, as in `step_timing`, so the profile shows the step users get.
     dispatch_core::parallel::build_pool_with_calling_thread(0)?;
     dispatch_core::memory::keep_freed_memory();
+    let _spinning = dispatch_core::parallel::keep_pool_spinning();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |index: usize, default: &str| args.get(index).cloned().unwrap_or_else(|| default.to_owned());
     let (model, backend) = (arg(0, "gpt"), arg(1, "ndarray"));

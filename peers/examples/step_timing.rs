@@ -4,12 +4,12 @@
 //! after `warmup` more, and prints one JSON line (`ms_per_step` is the median step, which a burst of another
 //! process's load moves less than the mean; `mean_ms` is the mean):
 //!
-//!     RAYON_NUM_THREADS=2 MATMUL_NUM_THREADS=2 peers/target/release/examples/step_timing gpt.safetensors autodiff:candle 3 20
+//!     RAYON_NUM_THREADS=2 peers/target/release/examples/step_timing gpt.safetensors autodiff:candle 3 20
 //!
-//! The thread counts are the environment's (rayon's pool, which both backends split passes over, takes
-//! `RAYON_NUM_THREADS`, ndarray's matrixmultiply `MATMUL_NUM_THREADS`); the run refuses to time unless both are set
-//! and equal, and reports them. The timing thread is one of the pool's (`parallel::build_pool_with_calling_thread`),
-//! as in the examples' training loops.
+//! The thread count is the environment's: rayon's pool, which both backends split their passes and matrix products
+//! over, takes `RAYON_NUM_THREADS`; the run refuses to time unless it is set, and reports it. The timing thread is
+//! one of the pool's (`parallel::build_pool_with_calling_thread`), and the pool's other threads poll for work while
+//! it times (`parallel::keep_pool_spinning`), as in the examples' training loops.
 
 use std::path::Path;
 use std::time::Instant;
@@ -37,16 +37,15 @@ fn count(text: &str, what: &str) -> Result<usize> {
     text.parse().map_err(|_| Error::invalid("step_timing", format!("{what} `{text}` is not a count: {USAGE}")))
 }
 
-/// The thread count both libraries were given through the environment.
+/// The thread count rayon's pool was given through the environment.
 fn threads() -> Result<usize> {
-    let read = |variable: &str| std::env::var(variable).ok().and_then(|value| value.parse::<usize>().ok());
-    match (read("RAYON_NUM_THREADS"), read("MATMUL_NUM_THREADS")) {
-        (Some(rayon), Some(matmul)) if rayon == matmul => Ok(rayon),
-        (rayon, matmul) => Err(Error::invalid(
+    match std::env::var("RAYON_NUM_THREADS").ok().and_then(|value| value.parse::<usize>().ok()) {
+        Some(threads) if threads > 0 => Ok(threads),
+        other => Err(Error::invalid(
             "step_timing",
             format!(
-                "set RAYON_NUM_THREADS and MATMUL_NUM_THREADS to one thread count (now {rayon:?} and {matmul:?}), so \
-                 that candle and ndarray use the threads the comparison states"
+                "set RAYON_NUM_THREADS to a thread count (now {other:?}), so that both backends use the threads the \
+                 comparison states"
             ),
         )),
     }
@@ -61,8 +60,10 @@ fn main() -> Result<()> {
     let threads = threads()?;
     // As the examples' training loops run: this thread is one of rayon's, computing a share of each pass it splits.
     parallel::build_pool_with_calling_thread(threads)?;
-    // As they also do, the allocator keeps freed pages (PyTorch's process gets the same setting from `paired.py`).
+    // As they also do, the allocator keeps freed pages (PyTorch's process gets the same setting from `paired.py`),
+    // and the pool's other threads poll for work between passes (as PyTorch's OpenMP threads spin).
     dispatch_core::memory::keep_freed_memory();
+    let _spinning = parallel::keep_pool_spinning();
     let device = training_device(device_name)?;
     let exported = exchange::read::<DeviceBackend>(Path::new(path), &device)?;
     let mut run = WorkloadRun::<DeviceBackend>::new(exported.workload, &device)?;

@@ -109,7 +109,6 @@ def main():
     env = dict(
         os.environ,
         RAYON_NUM_THREADS=threads,
-        MATMUL_NUM_THREADS=threads,
         OMP_NUM_THREADS=threads,
         MALLOC_MMAP_THRESHOLD_="33554432",
         MALLOC_TRIM_THRESHOLD_="1073741824",

@@ -1,6 +1,7 @@
 //! `parallel::build_pool_with_calling_thread`: the calling thread becomes one of rayon's, every pass gives the bits
 //! it gives on a thread outside the pool (whose passes the pool's other thread runs alone), and a second call is an
-//! `Err`. Its own test binary: rayon's global pool is built once per process.
+//! `Err`; `parallel::keep_pool_spinning` keeps the other thread polling while its guard lives, with the same bits.
+//! Its own test binary: rayon's global pool is built once per process.
 
 use std::thread;
 
@@ -42,6 +43,26 @@ fn the_calling_thread_joins_the_pool_and_every_value_stays() {
         assert!(inside.0[0].is_finite(), "{backend}: loss {}", inside.0[0]);
         assert_eq!(bits(&inside.0), bits(&outside.0), "{backend}: the loss");
         assert_eq!(bits(&inside.1), bits(&outside.1), "{backend}: the weight's gradient");
+    }
+
+    // With the pool's other thread polling for work, the same bits; once the guard is dropped, it stops polling.
+    let spinning = parallel::keep_pool_spinning();
+    let polled = (loss_and_gradient::<Autodiff<NdArray>>(&NdArrayDevice), {
+        loss_and_gradient::<Autodiff<Candle>>(&CandleDevice::cpu())
+    });
+    assert_eq!(parallel::polling_threads(), 1, "the other thread polls; this one does not");
+    drop(spinning);
+    for ((polled, inside), backend) in [(&polled.0, &on_this_thread.0), (&polled.1, &on_this_thread.1)]
+        .into_iter()
+        .zip(["autodiff:ndarray", "autodiff:candle"])
+    {
+        assert_eq!(bits(&polled.0), bits(&inside.0), "{backend}: the loss, polling");
+        assert_eq!(bits(&polled.1), bits(&inside.1), "{backend}: the weight's gradient, polling");
+    }
+    let waited = std::time::Instant::now();
+    while parallel::polling_threads() > 0 {
+        assert!(waited.elapsed().as_secs() < 10, "the other thread still polls after the guard was dropped");
+        std::thread::yield_now();
     }
 
     let again = parallel::build_pool_with_calling_thread(2).unwrap_err();

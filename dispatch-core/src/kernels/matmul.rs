@@ -4,7 +4,7 @@
 
 use std::mem::MaybeUninit;
 
-use ndarray::{Array, ArrayD, ArrayView2, ArrayViewD, Dimension, Ix2, IxDyn, LinalgScalar};
+use ndarray::{Array, ArrayD, ArrayView2, ArrayViewD, Dimension, Ix2, IxDyn, LinalgScalar, s};
 
 use rayon::prelude::*;
 
@@ -13,7 +13,7 @@ use crate::memory;
 use crate::parallel::{self, Work};
 use crate::shape::Shape;
 
-/// Below this many operand elements (`m·k + k·n`) matrixmultiply runs a product on one thread.
+/// Below this many operand elements (`m·k + k·n`) a product runs on one thread (matrixmultiply's own rule).
 const SMALL_PRODUCT: usize = 1 << 15;
 
 /// An element type matrixmultiply multiplies.
@@ -111,10 +111,27 @@ fn product_into<E: Gemm>(
     if rhs.nrows() != k || m.checked_mul(n) != Some(output.len()) {
         return Err(Error::shape_mismatch("matmul", &Shape::new(lhs.shape()), &Shape::new(rhs.shape())));
     }
+    let threads = rayon::current_num_threads();
+    if threads > 1 && !runs_on_one_thread(m, k, n) && n > 0 {
+        // Bands of rows, one a thread: matrixmultiply runs each on the thread that calls it (its own threads are
+        // left off), so every product runs on rayon's pool, which `parallel::keep_pool_spinning` can keep awake.
+        let band = m.div_ceil(threads).next_multiple_of(BAND_ROWS);
+        return output.par_chunks_mut(band.saturating_mul(n)).enumerate().try_for_each(|(index, slots)| {
+            let start = index.saturating_mul(band);
+            let rows = slots.len() / n;
+            let part = lhs.slice(s![start..start.saturating_add(rows), ..]);
+            // SAFETY: as below, for the band's rows of `lhs` and the band's `rows·n` slots of `output`.
+            unsafe { E::product_into(rows, k, n, Strided::of(&part), Strided::of(rhs), slots.as_mut_ptr().cast()) };
+            Ok(())
+        });
+    }
     // SAFETY: the views' pointers and strides reach only their own elements, and `output` has the `m·n` slots.
     unsafe { E::product_into(m, k, n, Strided::of(lhs), Strided::of(rhs), output.as_mut_ptr().cast()) };
     Ok(())
 }
+
+/// A band of rows is a multiple of this many, the most rows matrixmultiply's kernels compute at once.
+const BAND_ROWS: usize = 16;
 
 /// Whether matrixmultiply runs an `[m, inner] @ [inner, columns]` product on one thread.
 pub(crate) fn runs_on_one_thread(m: usize, inner: usize, columns: usize) -> bool {

@@ -22,7 +22,6 @@ use rayon::prelude::*;
 
 use crate::backend::window::{Conv2dGeometry, Conv2dOptions, Window2d, dims4};
 use crate::error::{Error, Result};
-use crate::kernels::matmul::runs_on_one_thread;
 use crate::memory;
 use crate::parallel::{self, Work, try_for_each_part};
 use crate::shape::Shape;
@@ -218,11 +217,10 @@ impl Convolution {
         Ok(shape.num_elements())
     }
 
-    /// Whether the batch is split over threads: its products are small enough for matrixmultiply to run each on one
-    /// thread, and there is enough of them.
+    /// Whether the batch is split over threads: there is enough of it. matrixmultiply runs each product on the
+    /// thread that calls it (its own threads are left off, see `kernels::matmul`), so images are the parts.
     fn splits(&self, sizes: &Sizes) -> bool {
-        runs_on_one_thread(sizes.out_per_group, sizes.taps, sizes.positions)
-            && parallel::split(Work::Heavy, sizes.columns.saturating_mul(self.image[0]))
+        parallel::split(Work::Heavy, sizes.columns.saturating_mul(self.image[0]))
     }
 
     /// `f(columns, read, write)` for each image's slice of `reads` and of `writes` (of the given lengths), the
