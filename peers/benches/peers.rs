@@ -110,6 +110,9 @@ impl<B: AutodiffBackend> DispatchGpt<B> {
 
 impl<B: AutodiffBackend> Trainer for DispatchGpt<B> {
     fn step(&mut self) -> f32 {
+        // The pool's other thread polls for work during dispatch's own steps only (as in the examples' training
+        // loops): candle 0.11 runs candle-nn's element-wise ops on a pool of its own, which it would compete with.
+        let _spinning = dispatch_core::parallel::keep_pool_spinning();
         let model = self.model.take().unwrap();
         let loss = model.loss(&self.ids, &self.targets).unwrap();
         let value = loss.to_scalar().unwrap() as f32; // an F32 loss: exact
@@ -282,6 +285,9 @@ impl<B: AutodiffBackend> DispatchLeNet<B> {
 
 impl<B: AutodiffBackend> Trainer for DispatchLeNet<B> {
     fn step(&mut self) -> f32 {
+        // The pool's other thread polls for work during dispatch's own steps only (as in the examples' training
+        // loops): candle 0.11 runs candle-nn's element-wise ops on a pool of its own, which it would compete with.
+        let _spinning = dispatch_core::parallel::keep_pool_spinning();
         let model = self.model.take().unwrap();
         let loss = cross_entropy(&model.forward(&self.images).unwrap(), &self.labels).unwrap();
         let value = loss.to_scalar().unwrap() as f32; // an F32 loss: exact
@@ -540,10 +546,8 @@ fn main() {
     // As the examples' training loops run (README): this thread is one of rayon's pool, computing a share of each
     // pass it splits. The pool is the process's, so every design, burn's and candle-nn's too, runs with it.
     dispatch_core::parallel::build_pool_with_calling_thread(0).expect("rayon's pool is built first");
-    // Likewise the allocator keeps freed pages, and the pool's other thread polls for work, for every design in the
-    // process.
+    // Likewise the allocator keeps freed pages, for every design in the process.
     dispatch_core::memory::keep_freed_memory();
-    let _spinning = dispatch_core::parallel::keep_pool_spinning();
     let groups = [("peers/gpt_step", gpt_designs as fn() -> Vec<Design>, 31), ("peers/lenet_step", lenet_designs, 61)];
     for (group, designs, _) in groups {
         assert_losses_agree(group, designs);
