@@ -55,12 +55,14 @@ pub fn build_pool_with_calling_thread(threads: usize) -> Result<usize> {
 /// Keeps the pool's other threads polling for work, instead of sleeping between passes, while the returned guard
 /// lives: a pass split across threads then starts on them at once, without a wake-up through the kernel. Call it on
 /// the thread that runs the training loop (after [`build_pool_with_calling_thread`]) and hold the guard for the
-/// loop: the GPT training step took 0.85x its time with it on two cores, on both CPU backends (BENCHMARKS.md, group
-/// 7), as PyTorch's OpenMP threads also spin between parallel regions.
+/// loop: with it, and matrix products on the same pool, the GPT training step took 0.86x (ndarray) and 0.87x
+/// (candle) its time on two cores (BENCHMARKS.md, group 7), as PyTorch's OpenMP threads also spin between regions.
 ///
 /// The cost is that each of those threads keeps a core busy while the guard lives, with or without work, so drop
-/// it when the loop ends (or before the thread waits on something else: I/O, a channel). With one thread in the
-/// pool it does nothing, since no pass is split then.
+/// it when the loop ends (or before the thread waits on something else: I/O, a channel), and hold it only around
+/// dispatch's own work: another pool in the process (candle 0.11's own, which candle's native ops run on) would
+/// compete with the polling threads for the cores. With one thread in the pool it does nothing, since no pass is
+/// split then.
 ///
 /// ```standalone_crate
 /// # use dispatch_core::backends::{NdArray, NdArrayDevice};
@@ -90,14 +92,42 @@ pub fn keep_pool_spinning() -> PoolSpinning {
 
 /// Runs the pool's work as it comes (queued on this thread, taken from another's, or handed in from outside the
 /// pool) until `stop` is set.
+///
+/// A thread polls for one guard at a time. A later guard's job can reach a thread that is still polling for an
+/// earlier one (whose guard was dropped but which is running a job it took), inside a job's wait: polling there
+/// would hold that job, and so the step that drops the later guard, forever. Such a job returns at once.
 fn poll_until(stop: &AtomicBool) {
-    POLLING.fetch_add(1, Ordering::AcqRel);
+    if POLLING_HERE.replace(true) {
+        return;
+    }
+    let _polling = Polling::start();
     while !stop.load(Ordering::Acquire) {
         if rayon::yield_now() != Some(rayon::Yield::Executed) {
             std::hint::spin_loop();
         }
     }
-    POLLING.fetch_sub(1, Ordering::AcqRel);
+}
+
+thread_local! {
+    /// Whether this thread is polling for a guard of [`keep_pool_spinning`].
+    static POLLING_HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// This thread's turn of polling, counted in [`POLLING`]; it ends when dropped, even by a job's panic.
+struct Polling;
+
+impl Polling {
+    fn start() -> Self {
+        POLLING.fetch_add(1, Ordering::AcqRel);
+        Self
+    }
+}
+
+impl Drop for Polling {
+    fn drop(&mut self) {
+        POLLING.fetch_sub(1, Ordering::AcqRel);
+        POLLING_HERE.set(false);
+    }
 }
 
 /// How many threads poll for work now, held by the guards of [`keep_pool_spinning`].

@@ -65,6 +65,19 @@ fn the_calling_thread_joins_the_pool_and_every_value_stays() {
         std::thread::yield_now();
     }
 
+    // A guard a step, as a loop that holds one per step does: a new guard's job can reach the other thread while it
+    // still polls for the last one, inside a pass's wait; it must not poll there (that held the pass forever).
+    let values = Tensor::<NdArray>::random_normal([1 << 16], (0.0, 1.0), 9, DType::F32, &NdArrayDevice).unwrap();
+    for _ in 0..2000 {
+        let _spinning = parallel::keep_pool_spinning();
+        values.gelu().unwrap().exp().unwrap();
+    }
+    // Guards held at once: one thread polls.
+    let (first, second) = (parallel::keep_pool_spinning(), parallel::keep_pool_spinning());
+    values.gelu().unwrap();
+    assert_eq!(parallel::polling_threads(), 1, "a second guard's poll ran inside the first's work");
+    drop((first, second));
+
     let again = parallel::build_pool_with_calling_thread(2).unwrap_err();
     assert!(matches!(again, Error::ThreadPool { op: "build_pool_with_calling_thread", .. }), "{again:?}");
     assert_eq!(rayon::current_num_threads(), 2, "the pool is unchanged");
