@@ -75,30 +75,33 @@ impl<E> Call<E> {
     }
 }
 
-impl Gemm for f32 {
-    unsafe fn product_into(m: usize, k: usize, n: usize, a: Strided<f32>, b: Strided<f32>, c: *mut f32) {
-        let Call { m, k, n, a, b, c_rows, c_columns } = Call::oriented(m, k, n, a, b);
-        // SAFETY: the caller's contract, `Call::oriented` reaching the same elements of each matrix; with β = 0
-        // matrixmultiply documents that C need not be initialised.
-        unsafe {
-            matrixmultiply::sgemm(
-                m, k, n, 1.0, a.first, a.rows, a.columns, b.first, b.rows, b.columns, 0.0, c, c_rows, c_columns,
-            )
+/// `Gemm` for an element type, by matrixmultiply's function for it (`sgemm`, `dgemm`).
+macro_rules! gemm_by {
+    ($element:ty, $gemm:path) => {
+        impl Gemm for $element {
+            unsafe fn product_into(
+                m: usize,
+                k: usize,
+                n: usize,
+                a: Strided<$element>,
+                b: Strided<$element>,
+                c: *mut $element,
+            ) {
+                let Call { m, k, n, a, b, c_rows, c_columns } = Call::oriented(m, k, n, a, b);
+                // SAFETY: the caller's contract, `Call::oriented` reaching the same elements of each matrix; with
+                // β = 0 matrixmultiply documents that C need not be initialised.
+                unsafe {
+                    $gemm(
+                        m, k, n, 1.0, a.first, a.rows, a.columns, b.first, b.rows, b.columns, 0.0, c, c_rows, c_columns,
+                    )
+                }
+            }
         }
-    }
+    };
 }
 
-impl Gemm for f64 {
-    unsafe fn product_into(m: usize, k: usize, n: usize, a: Strided<f64>, b: Strided<f64>, c: *mut f64) {
-        let Call { m, k, n, a, b, c_rows, c_columns } = Call::oriented(m, k, n, a, b);
-        // SAFETY: as for f32.
-        unsafe {
-            matrixmultiply::dgemm(
-                m, k, n, 1.0, a.first, a.rows, a.columns, b.first, b.rows, b.columns, 0.0, c, c_rows, c_columns,
-            )
-        }
-    }
-}
+gemm_by!(f32, matrixmultiply::sgemm);
+gemm_by!(f64, matrixmultiply::dgemm);
 
 /// `lhs @ rhs` written into every one of `output`'s slots, uninitialised memory as they may be; an error, with none
 /// written, unless the operands' inner sizes agree and `output` holds exactly the product.
