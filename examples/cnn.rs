@@ -40,14 +40,8 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), String> {
-    // This thread runs every op: as one of the pool's threads, it computes a share of each pass it splits.
-    dispatch_core::parallel::build_pool_with_calling_thread(0).map_err(|error| error.to_string())?;
-    // Each step frees and allocates the same tensors again: the allocator keeps their pages instead of faulting them
-    // in anew every step.
-    dispatch_core::memory::keep_freed_memory();
-    // And the pool's other threads poll for the next pass instead of sleeping between passes (a core each, until
-    // `run` returns).
-    let _spinning = dispatch_core::parallel::keep_pool_spinning();
+    // This thread joins rayon's pool, freed pages are kept, and the pool polls for work until `run` returns.
+    let _spinning = dispatch_examples::run_on_this_cpu().map_err(|error| error.to_string())?;
     let devices = devices(std::env::args().skip(1))?;
     let (test_pixels, test_labels) = images(256, SEED + 1_000_000);
     println!("LeNet on 28x28 images of {SHAPES:?}: {STEPS} steps of Adam, batch {BATCH}, in {DTYPE}");

@@ -35,6 +35,16 @@ pub enum Device {
     Cluster(DistributedDevice<Self>),
 }
 
+/// How the examples' training loops run on the CPU, as the README tells users to start `main`: this thread joins
+/// rayon's pool (it computes a share of each pass it splits), the allocator keeps the pages each step frees instead
+/// of faulting them in anew every step, and the pool's other threads poll for the next pass instead of sleeping
+/// between passes while the returned guard lives (a busy core each: hold it for the run, drop it after).
+pub fn run_on_this_cpu() -> Result<dispatch_core::parallel::PoolSpinning> {
+    dispatch_core::parallel::build_pool_with_calling_thread(0)?;
+    dispatch_core::memory::keep_freed_memory();
+    Ok(dispatch_core::parallel::keep_pool_spinning())
+}
+
 pub const POINTS_PER_CLASS: usize = 200;
 pub const CLASSES: usize = 3;
 pub const HIDDEN: usize = 64;
