@@ -62,11 +62,21 @@ impl<E> KeptBuffers<E> {
     /// Frees the oldest kept buffers until they held at least `bytes`, or none is left.
     fn release_oldest(&mut self, bytes: usize) {
         let mut owed = bytes;
-        while owed > 0 && !self.buffers.is_empty() {
-            let oldest = self.buffers.remove(0);
-            owed = owed.saturating_sub(bytes_of(&oldest));
-            self.bytes = self.bytes.saturating_sub(bytes_of(&oldest));
+        while owed > 0
+            && let Some(freed) = self.free_oldest()
+        {
+            owed = owed.saturating_sub(freed);
         }
+    }
+
+    /// Frees the oldest kept buffer; the bytes it held, or `None` when none is kept.
+    fn free_oldest(&mut self) -> Option<usize> {
+        if self.buffers.is_empty() {
+            return None;
+        }
+        let freed = bytes_of(&self.buffers.remove(0));
+        self.bytes = self.bytes.saturating_sub(freed);
+        Some(freed)
     }
 
     /// Keeps `buffer`, letting the oldest kept ones go (to the allocator) while there are too many or too large.
@@ -76,8 +86,9 @@ impl<E> KeptBuffers<E> {
             return;
         }
         while self.buffers.len() >= KEEP_COUNT || self.bytes.saturating_add(bytes) > KEEP_AT_MOST {
-            let oldest = self.buffers.remove(0);
-            self.bytes = self.bytes.saturating_sub(bytes_of(&oldest));
+            if self.free_oldest().is_none() {
+                break;
+            }
         }
         // Kept with the values its tensor left, so that an output written whole can take them as they are.
         self.bytes += bytes;
