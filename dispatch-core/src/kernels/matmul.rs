@@ -119,14 +119,14 @@ fn product_into<E: Gemm>(
         // Bands of rows, one a thread: matrixmultiply runs each on the thread that calls it (its own threads are
         // left off), so every product runs on rayon's pool, which `parallel::keep_pool_spinning` can keep awake.
         let band = m.div_ceil(threads).next_multiple_of(BAND_ROWS);
-        return output.par_chunks_mut(band.saturating_mul(n)).enumerate().try_for_each(|(index, slots)| {
+        output.par_chunks_mut(band.saturating_mul(n)).enumerate().for_each(|(index, slots)| {
             let start = index.saturating_mul(band);
             let rows = slots.len() / n;
             let part = lhs.slice(s![start..start.saturating_add(rows), ..]);
             // SAFETY: as below, for the band's rows of `lhs` and the band's `rows·n` slots of `output`.
             unsafe { E::product_into(rows, k, n, Strided::of(&part), Strided::of(rhs), slots.as_mut_ptr().cast()) };
-            Ok(())
         });
+        return Ok(());
     }
     // SAFETY: the views' pointers and strides reach only their own elements, and `output` has the `m·n` slots.
     unsafe { E::product_into(m, k, n, Strided::of(lhs), Strided::of(rhs), output.as_mut_ptr().cast()) };
@@ -136,7 +136,8 @@ fn product_into<E: Gemm>(
 /// A band of rows is a multiple of this many, the most rows matrixmultiply's kernels compute at once.
 const BAND_ROWS: usize = 16;
 
-/// Whether matrixmultiply runs an `[m, inner] @ [inner, columns]` product on one thread.
+/// Whether an `[m, inner] @ [inner, columns]` product runs whole on one thread rather than in bands of rows:
+/// matrixmultiply's own rule for threading it, which the bands keep.
 pub(crate) fn runs_on_one_thread(m: usize, inner: usize, columns: usize) -> bool {
     m.saturating_mul(inner).saturating_add(inner.saturating_mul(columns)) < SMALL_PRODUCT
 }
@@ -194,8 +195,8 @@ fn write_product<E: Gemm>(
     if lhs.len() != rhs.len() || matrix.checked_mul(lhs.len()) != Some(slots.len()) {
         return Err(Error::shape_mismatch("matmul", &Shape::new([lhs.len()]), &Shape::new([rhs.len()])));
     }
-    // matrixmultiply gives a product this small one thread (its operands hold under 2^15 elements), so a batch of
-    // them (attention's per-head products) is split across threads here instead.
+    // A product this small runs on one thread (its operands hold under 2^15 elements), so a batch of them
+    // (attention's per-head products) is split across threads by entries instead.
     let small = runs_on_one_thread(m, inner, columns);
     if small && parallel::split(Work::Heavy, shape.num_elements()) {
         slots.par_chunks_mut(matrix).zip(lhs.par_iter().zip(&rhs)).try_for_each(|(out, (a, b))| product_into(a, b, out))
@@ -277,8 +278,8 @@ mod tests {
 
     #[test]
     fn a_product_written_over_a_buffer_of_stale_values_never_reads_them() {
-        // One matrix, rows times a weight, a broadcast batch, one product matrixmultiply splits, and a batch of small
-        // products split across threads here.
+        // One matrix, rows times a weight, a broadcast batch, one product split into bands of rows, and a batch of
+        // small products split across threads by entries.
         let cases: [(&[usize], &[usize]); 5] = [
             (&[3, 4], &[4, 5]),
             (&[2, 3, 4], &[4, 5]),
