@@ -1,13 +1,14 @@
 //! `exp`, `erf` and the GELU of `f32` elements, written without branches or calls so that a loop over a slice
-//! vectorises, and those loops compiled for AVX2 when the CPU has it. The scalar functions (musl's `erf` in `f64`,
-//! glibc's `expf`) are calls the compiler cannot vectorise, and took a fifth of ndarray's GPT step. Both CPU backends
-//! run them: ndarray in its element-wise loops, candle for its CPU tensors (`backends/candle/elementwise.rs`).
-//! `matmul` and `window` hold the matrix product and the convolutions both backends run on the CPU.
+//! vectorises, and those loops compiled for AVX2 when the CPU has it (for AVX-512 when it has that and the loop's
+//! work is heavy: `wide_vectors`). The scalar functions (musl's `erf` in `f64`, glibc's `expf`) are calls the
+//! compiler cannot vectorise, and took a fifth of ndarray's GPT step. Both CPU backends run them: ndarray in its
+//! element-wise loops, candle for its CPU tensors (`backends/candle/elementwise.rs`). `matmul` and `window` hold the
+//! matrix product and the convolutions both backends run on the CPU, `reduce` their softmax rows.
 //!
 //! Each function computes in `f64` and rounds once to `f32`. It never multiplies and adds in one rounding (Rust does
-//! not contract `a * b + c`), so the AVX2 loop, the baseline loop and a single element all give the same bits, on
-//! every x86-64 CPU and on other targets: a value does not depend on the layout it was computed in or on the host.
-//! `f64` elements keep the scalar functions.
+//! not contract `a * b + c`), so the AVX-512 and AVX2 loops, the baseline loop and a single element all give the
+//! same bits, on every x86-64 CPU and on other targets: a value does not depend on the layout it was computed in or
+//! on the host. `f64` elements keep the scalar functions.
 //!
 //! Accuracy, against the exact function (`tests` below checks a dense sample against the scalar versions):
 //! - `exp`: the nearest `f32` (its `f64` value is within 3e-13 relative, so only a near-tie could round the other
@@ -25,8 +26,10 @@ use std::mem::MaybeUninit;
 use num_traits::Float;
 
 use crate::math;
+use crate::parallel::Work;
 
 pub(crate) mod matmul;
+pub(crate) mod reduce;
 pub(crate) mod window;
 
 /// The element functions that `f32` computes with this module's kernels and `f64` with the scalar ones.
@@ -39,7 +42,7 @@ pub(crate) trait Kernels: Copy + Send + Sync {
     fn gelu_of(x: Self) -> Self;
     /// `gelu_of` of every input, into the output of the same index (a shorter side ends it).
     fn gelu_slice<O: Slot<Self>>(inputs: &[Self], outputs: &mut [O]) {
-        map_slice(inputs, outputs, Self::gelu_of);
+        map_slice(Work::Heavy, inputs, outputs, Self::gelu_of);
     }
 }
 
@@ -79,7 +82,7 @@ impl Kernels for f32 {
     /// The branch-free form over the whole slice, then the few inputs in the left tail again with `math::gelu`:
     /// the same values as `gelu_of`, element by element.
     fn gelu_slice<O: Slot<f32>>(inputs: &[f32], outputs: &mut [O]) {
-        map_slice(inputs, outputs, gelu_bulk);
+        map_slice(Work::Heavy, inputs, outputs, gelu_bulk);
         for (output, &x) in outputs.iter_mut().zip(inputs) {
             if x < GELU_LEFT_TAIL {
                 output.put(math::gelu(x));
@@ -210,8 +213,21 @@ pub(crate) fn all_nan<T: Float, O: Slot<T>>(outputs: &mut [O]) {
     outputs.iter_mut().for_each(|output| output.put(T::nan()));
 }
 
+/// Whether a loop of `work` runs on 512-bit vectors: heavy work on a CPU with AVX-512 (8 `f64` lanes), where `exp`
+/// took 0.70 of its AVX2 time. Light passes stay on AVX2: they wait on memory, and 512-bit vectors made an `add`
+/// 1.2x slower.
+#[cfg(target_arch = "x86_64")]
+fn wide_vectors(work: Work) -> bool {
+    matches!(work, Work::Heavy) && std::arch::is_x86_feature_detected!("avx512f")
+}
+
 /// `f` of every input into the output of the same index (a shorter side ends it), vectorised.
-pub(crate) fn map_slice<T: Copy, O: Slot<T>>(inputs: &[T], outputs: &mut [O], f: impl Fn(T) -> T) {
+pub(crate) fn map_slice<T: Copy, O: Slot<T>>(work: Work, inputs: &[T], outputs: &mut [O], f: impl Fn(T) -> T) {
+    #[cfg(target_arch = "x86_64")]
+    if wide_vectors(work) {
+        // SAFETY: the CPU has AVX-512F, as checked just above.
+        return unsafe { avx512::map_slice(inputs, outputs, f) };
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, as checked just above.
@@ -221,7 +237,18 @@ pub(crate) fn map_slice<T: Copy, O: Slot<T>>(inputs: &[T], outputs: &mut [O], f:
 }
 
 /// `f` of the inputs of each index into the output of that index (the shortest side ends it), vectorised.
-pub(crate) fn zip_slices<T: Copy, O: Slot<T>>(lhs: &[T], rhs: &[T], outputs: &mut [O], f: impl Fn(T, T) -> T) {
+pub(crate) fn zip_slices<T: Copy, O: Slot<T>>(
+    work: Work,
+    lhs: &[T],
+    rhs: &[T],
+    outputs: &mut [O],
+    f: impl Fn(T, T) -> T,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if wide_vectors(work) {
+        // SAFETY: the CPU has AVX-512F, as checked just above.
+        return unsafe { avx512::zip_slices(lhs, rhs, outputs, f) };
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, as checked just above.
@@ -231,7 +258,12 @@ pub(crate) fn zip_slices<T: Copy, O: Slot<T>>(lhs: &[T], rhs: &[T], outputs: &mu
 }
 
 /// Every value replaced by `f` of it, vectorised.
-pub(crate) fn map_in_place<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
+pub(crate) fn map_in_place<T: Copy>(work: Work, values: &mut [T], f: impl Fn(T) -> T) {
+    #[cfg(target_arch = "x86_64")]
+    if wide_vectors(work) {
+        // SAFETY: the CPU has AVX-512F, as checked just above.
+        return unsafe { avx512::map_in_place(values, f) };
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, as checked just above.
@@ -277,6 +309,27 @@ mod avx2 {
     }
 
     #[target_feature(enable = "avx2")]
+    pub(crate) fn map_in_place<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
+        super::map_in_place_loop(values, f);
+    }
+}
+
+/// The loops again, compiled for AVX-512: 8 `f64` lanes.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::Slot;
+
+    #[target_feature(enable = "avx512f")]
+    pub(crate) fn map_slice<T: Copy, O: Slot<T>>(inputs: &[T], outputs: &mut [O], f: impl Fn(T) -> T) {
+        super::map_loop(inputs, outputs, f);
+    }
+
+    #[target_feature(enable = "avx512f")]
+    pub(crate) fn zip_slices<T: Copy, O: Slot<T>>(lhs: &[T], rhs: &[T], outputs: &mut [O], f: impl Fn(T, T) -> T) {
+        super::zip_loop(lhs, rhs, outputs, f);
+    }
+
+    #[target_feature(enable = "avx512f")]
     pub(crate) fn map_in_place<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
         super::map_in_place_loop(values, f);
     }
@@ -360,23 +413,26 @@ mod tests {
         assert!(f32::gelu_of(f32::NAN).is_nan());
     }
 
+    /// On a CPU with AVX-512, the light loops run on AVX2 and the heavy ones on AVX-512: both widths are checked.
     #[test]
     fn the_vectorised_loops_give_the_bits_of_one_element_at_a_time() {
         let inputs: Vec<f32> = (0..1037).map(|i| (i as f32 - 500.0) * 0.0173).collect();
-        let mut outputs = vec![0.0; inputs.len()];
-        map_slice(&inputs, &mut outputs, f32::erf_of);
-        let mut in_place = inputs.clone();
-        map_in_place(&mut in_place, f32::exp_of);
-        let mut zipped = vec![0.0; inputs.len()];
-        zip_slices(&inputs, &outputs, &mut zipped, |a, b| f32::exp_of(a) * b);
-        for (i, &x) in inputs.iter().enumerate() {
-            assert_eq!(outputs[i].to_bits(), f32::erf_of(x).to_bits());
-            assert_eq!(in_place[i].to_bits(), f32::exp_of(x).to_bits());
-            assert_eq!(zipped[i].to_bits(), (f32::exp_of(x) * f32::erf_of(x)).to_bits());
+        for work in [Work::Light, Work::Heavy] {
+            let mut outputs = vec![0.0; inputs.len()];
+            map_slice(work, &inputs, &mut outputs, f32::erf_of);
+            let mut in_place = inputs.clone();
+            map_in_place(work, &mut in_place, f32::exp_of);
+            let mut zipped = vec![0.0; inputs.len()];
+            zip_slices(work, &inputs, &outputs, &mut zipped, |a, b| f32::exp_of(a) * b);
+            for (i, &x) in inputs.iter().enumerate() {
+                assert_eq!(outputs[i].to_bits(), f32::erf_of(x).to_bits(), "{work:?}");
+                assert_eq!(in_place[i].to_bits(), f32::exp_of(x).to_bits(), "{work:?}");
+                assert_eq!(zipped[i].to_bits(), (f32::exp_of(x) * f32::erf_of(x)).to_bits(), "{work:?}");
+            }
+            // Each stops at the shorter side.
+            let mut short = [0.0f32; 3];
+            map_slice(work, &inputs, &mut short, f32::exp_of);
+            assert_eq!(short[2], f32::exp_of(inputs[2]));
         }
-        // Each stops at the shorter side.
-        let mut short = [0.0f32; 3];
-        map_slice(&inputs, &mut short, f32::exp_of);
-        assert_eq!(short[2], f32::exp_of(inputs[2]));
     }
 }

@@ -192,6 +192,19 @@ pub(crate) fn split(work: Work, len: usize) -> bool {
     len >= work.split_from() && rayon::current_num_threads() > 1
 }
 
+/// `f` on every `width`-long row of `values`, across threads when worth splitting. A trailing part shorter than a
+/// row, or a width of 0, gets no call.
+pub(crate) fn for_each_row<E: Send>(values: &mut [E], width: usize, f: impl Fn(&mut [E]) + Sync + Send) {
+    if width == 0 {
+        return;
+    }
+    if split(Work::Heavy, values.len()) {
+        values.par_chunks_exact_mut(width).for_each(f);
+    } else {
+        values.chunks_exact_mut(width).for_each(f);
+    }
+}
+
 /// `f(start, part)` on consecutive parts of `outputs`, `start` being the index of the part's first element: a few
 /// parts a thread when the pass is worth splitting, else the whole slice in one call.
 pub(crate) fn for_each_part<O: Send>(work: Work, outputs: &mut [O], f: impl Fn(usize, &mut [O]) + Sync + Send) {

@@ -225,9 +225,9 @@ fn zip_readings<T: Float, O: Slot<T>>(
         };
         // Each slice read below holds at least `run` elements, as `Reading::run` gives them.
         match (lhs.repeat == 1, rhs.repeat == 1) {
-            (true, true) => zip_slices(a, b, out, f),
-            (true, false) => map_slice(a, out, |a| f(a, first_b)),
-            (false, true) => map_slice(b, out, |b| f(first_a, b)),
+            (true, true) => zip_slices(Work::Light, a, b, out, f),
+            (true, false) => map_slice(Work::Light, a, out, |a| f(a, first_b)),
+            (false, true) => map_slice(Work::Light, b, out, |b| f(first_a, b)),
             (false, false) => out.iter_mut().for_each(|output| output.put(f(first_a, first_b))),
         }
         done += run;
@@ -317,15 +317,15 @@ impl CpuKernel {
 
     fn map_slice<T: Kernels + Float, O: Slot<T>>(self, inputs: &[T], outputs: &mut [O]) {
         match self {
-            Self::Exp => map_slice(inputs, outputs, T::exp_of),
-            Self::Erf => map_slice(inputs, outputs, T::erf_of),
+            Self::Exp => map_slice(self.work(), inputs, outputs, T::exp_of),
+            Self::Erf => map_slice(self.work(), inputs, outputs, T::erf_of),
             Self::Gelu => T::gelu_slice(inputs, outputs),
-            Self::Neg => map_slice(inputs, outputs, |x| -x),
-            Self::Abs => map_slice(inputs, outputs, T::abs),
+            Self::Neg => map_slice(self.work(), inputs, outputs, |x| -x),
+            Self::Abs => map_slice(self.work(), inputs, outputs, T::abs),
             // `max` drops NaN, as candle's relu does (and ndarray's).
-            Self::Relu => map_slice(inputs, outputs, |x| x.max(T::zero())),
-            Self::Sqrt => map_slice(inputs, outputs, T::sqrt),
-            Self::Recip => map_slice(inputs, outputs, T::recip),
+            Self::Relu => map_slice(self.work(), inputs, outputs, |x| x.max(T::zero())),
+            Self::Sqrt => map_slice(self.work(), inputs, outputs, T::sqrt),
+            Self::Recip => map_slice(self.work(), inputs, outputs, T::recip),
         }
     }
 
@@ -416,7 +416,9 @@ impl CpuPairKernel for GeluBackward {
             written_in_parts("gelu_backward", x.len().min(g.len()), Work::Heavy, |start, part| {
                 let range = start..start.saturating_add(part.len());
                 match (x.get(range.clone()), g.get(range)) {
-                    (Some(x), Some(g)) => zip_slices(x, g, part, |x, g| gelu_derivative(x, g, constants, |y| y)),
+                    (Some(x), Some(g)) => {
+                        zip_slices(Work::Heavy, x, g, part, |x, g| gelu_derivative(x, g, constants, |y| y))
+                    }
                     _ => all_nan::<T, _>(part),
                 }
             })

@@ -1,10 +1,12 @@
 //! Reductions: over every element (shape `[1]`), or along one axis keeping it with size 1.
 
-use candle_core::{DType, Tensor};
+use candle_core::backend::BackendStorage;
+use candle_core::{CpuStorage, CustomOp1, DType, Layout, Tensor};
+use num_traits::Float;
 
 use super::elementwise::BinaryOp::{Add, Div, Mul, Sub};
 use super::elementwise::scalar_for;
-use super::elementwise::{CpuKernel, Extreme, broadcast_binary};
+use super::elementwise::{CpuKernel, Extreme, broadcast_binary, contiguous_slice, runs_cpu_kernels};
 use super::error::{OrBackend, dtype_of, float_dtype};
 use super::index::gather;
 use super::indices::{constant, counting, float_constant};
@@ -13,6 +15,10 @@ use super::memory::{check_output, check_output_like, empty_like, filled};
 use super::operands::check_same_device;
 use crate::backend::defaults::{EMPTY_AXIS, as_cross_entropy_error, cross_entropy_rows, layer_norm_axis};
 use crate::error::{Error, Result};
+use crate::kernels::Kernels;
+use crate::kernels::reduce::{Normalise, normalise_row};
+use crate::memory;
+use crate::parallel::for_each_row;
 use crate::shape::Shape;
 
 pub(super) fn sum(tensor: &Tensor) -> Result<Tensor> {
@@ -75,33 +81,75 @@ fn sum_keepdim(tensor: &Tensor, axis: usize) -> candle_core::Result<Tensor> {
     tensor.permute(order)?.contiguous()?.sum_keepdim(rank - 1)?.reshape(kept)
 }
 
-/// `x - max - log(sum(exp(x - max)))`, the same order of operations as the ndarray backend.
+/// `x - max - log(sum(exp(x - max)))` along `axis`.
 pub(super) fn log_softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
-    let Some(shifted) = shifted_by_max("log_softmax", tensor, axis)? else { return Ok(tensor.clone()) };
-    let normalised = || broadcast_binary(Sub, &shifted, &CpuKernel::Exp.apply(&shifted)?.sum_keepdim(axis)?.log()?);
-    normalised().or_backend("log_softmax")
+    normalised_lanes("log_softmax", tensor, axis, Normalise::Log)
 }
 
-/// `exp(x - max) / Σ exp(x - max)`, the same order of operations as the ndarray backend.
+/// `exp(x - max) / Σ exp(x - max)` along `axis`.
 pub(super) fn softmax(tensor: &Tensor, axis: usize) -> Result<Tensor> {
-    let Some(shifted) = shifted_by_max("softmax", tensor, axis)? else { return Ok(tensor.clone()) };
-    let normalised = || {
-        let exp = CpuKernel::Exp.apply(&shifted)?;
-        broadcast_binary(Div, &exp, &exp.sum_keepdim(axis)?)
-    };
-    normalised().or_backend("softmax")
+    normalised_lanes("softmax", tensor, axis, Normalise::Exp)
 }
 
-/// The checks of a softmax along `axis`, then each lane minus its max, so that `exp` cannot overflow. `None` for an
-/// empty tensor: candle's max refuses it, and there is nothing to normalise.
-fn shifted_by_max(op: &'static str, tensor: &Tensor, axis: usize) -> Result<Option<Tensor>> {
+/// Each lane along `axis` normalised as `which` says. A CPU tensor of `f32` or `f64` runs the ndarray backend's
+/// row kernel (`kernels::reduce::normalise_row`) on a contiguous copy with `axis` last, so both CPU backends give
+/// the same bits; on another device, candle's ops take the same steps (their sums in candle's order).
+fn normalised_lanes(op: &'static str, tensor: &Tensor, axis: usize, which: Normalise) -> Result<Tensor> {
     float_dtype(op, tensor)?;
     shape_of(tensor).check_axis(op, axis)?;
     check_output_like(op, tensor)?;
     if tensor.elem_count() == 0 {
-        return Ok(None);
+        // Nothing to normalise, and candle's max refuses an empty tensor.
+        return Ok(tensor.clone());
     }
-    tensor.max_keepdim(axis).and_then(|max| broadcast_binary(Sub, tensor, &max)).map(Some).or_backend(op)
+    let normalised = || {
+        if runs_cpu_kernels(tensor) {
+            let last = tensor.rank() - 1;
+            let rows = tensor.transpose(axis, last)?.contiguous()?.apply_op1_no_bwd(&NormalisedRows(which))?;
+            return rows.transpose(axis, last);
+        }
+        // Shifted by the max, so that `exp` cannot overflow.
+        let shifted = broadcast_binary(Sub, tensor, &tensor.max_keepdim(axis)?)?;
+        let exp = CpuKernel::Exp.apply(&shifted)?;
+        match which {
+            Normalise::Log => broadcast_binary(Sub, &shifted, &exp.sum_keepdim(axis)?.log()?),
+            Normalise::Exp => broadcast_binary(Div, &exp, &exp.sum_keepdim(axis)?),
+        }
+    };
+    normalised().or_backend(op)
+}
+
+/// `kernels::reduce::normalise_row` on each row of the last axis of a contiguous CPU tensor, rows across threads
+/// when there are many.
+struct NormalisedRows(Normalise);
+
+impl NormalisedRows {
+    fn rows<T: Kernels + Float>(&self, op: &'static str, values: &[T], layout: &Layout) -> candle_core::Result<Vec<T>> {
+        let inputs = contiguous_slice(op, (values, layout))?;
+        let mut rows = memory::try_vec(op, inputs.len()).map_err(candle_core::Error::wrap)?;
+        rows.extend_from_slice(inputs);
+        let width = layout.dims().last().copied().unwrap_or(0);
+        for_each_row(&mut rows, width, |row| normalise_row(row, self.0));
+        Ok(rows)
+    }
+}
+
+impl CustomOp1 for NormalisedRows {
+    fn name(&self) -> &'static str {
+        match self.0 {
+            Normalise::Log => "log_softmax",
+            Normalise::Exp => "softmax",
+        }
+    }
+
+    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
+        let outputs = match storage {
+            CpuStorage::F32(values) => CpuStorage::F32(self.rows(self.name(), values, layout)?),
+            CpuStorage::F64(values) => CpuStorage::F64(self.rows(self.name(), values, layout)?),
+            other => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
+        };
+        Ok((outputs, layout.shape().clone()))
+    }
 }
 
 /// `-mean(gather(log_softmax(logits), targets))` from candle's kernels: the same values as the composition. `gather`

@@ -66,7 +66,7 @@ pub(super) fn zip_arrays<E: Element>(
             written_in_parts(op, lhs.raw_dim(), work, |start, part| {
                 let range = start..start.saturating_add(part.len());
                 match (a.get(range.clone()), b.get(range)) {
-                    (Some(a), Some(b)) => zip_slices(a, b, part, &f),
+                    (Some(a), Some(b)) => zip_slices(work, a, b, part, &f),
                     _ => all_nan::<E, _>(part),
                 }
             })?
@@ -112,9 +112,9 @@ fn zip_by_rows<E: Element>(
         // The output is row-major, so its rows are slices.
         let Some(outputs) = outputs.as_slice_mut() else { return };
         match (a.as_slice(), b.as_slice(), a.first(), b.first()) {
-            (Some(a), Some(b), ..) => zip_slices(a, b, outputs, f),
-            (Some(a), None, _, Some(&b)) => map_slice(a, outputs, |a| f(a, b)),
-            (None, Some(b), Some(&a), _) => map_slice(b, outputs, |b| f(a, b)),
+            (Some(a), Some(b), ..) => zip_slices(work, a, b, outputs, f),
+            (Some(a), None, _, Some(&b)) => map_slice(work, a, outputs, |a| f(a, b)),
+            (None, Some(b), Some(&a), _) => map_slice(work, b, outputs, |b| f(a, b)),
             (.., Some(&a), Some(&b)) => outputs.fill(f(a, b)),
             _ => {}
         }
@@ -131,7 +131,7 @@ pub(super) fn map_array<E: Element>(
     work: Work,
     f: impl Fn(E) -> E + Sync + Send,
 ) -> Result<NdArrayTensor> {
-    map_array_by(op, dtype, array, work, &f, |inputs, outputs| map_slice(inputs, outputs, &f))
+    map_array_by(op, dtype, array, work, &f, |inputs, outputs| map_slice(work, inputs, outputs, &f))
 }
 
 /// `map_array`, with `slices` writing `f` of a row-major stretch of inputs into outputs of the same length: for an op

@@ -2,20 +2,19 @@
 //! generic over the element type. A fold along an axis walks each lane in order, so a lane's result does not depend
 //! on the array's layout.
 
-use ndarray::{ArcArrayD, ArrayD, ArrayView1, ArrayViewMut1, Axis, Dimension, IxDyn, Zip};
+use ndarray::{ArcArrayD, ArrayD, ArrayView1, Axis, Dimension, IxDyn};
 
 use super::buffers;
 use super::index::positions;
 use super::int_bool::NdArrayIntTensor;
-use super::parallel::{for_each_row, zip_for_each};
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, row_major, with_array};
 use crate::backend::defaults::{EMPTY_AXIS, cross_entropy_rows, layer_norm_axis};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernels::{map_in_place, map_slice};
+use crate::kernels::reduce::{Normalise, log_sum_exp_of_row, normalise_row, row_max};
 use crate::math;
 use crate::memory;
-use crate::parallel::Work;
+use crate::parallel::for_each_row;
 use crate::shape::Shape;
 
 pub(super) fn sum(tensor: &NdArrayTensor) -> NdArrayTensor {
@@ -70,58 +69,34 @@ fn sum_along<E: Element>(op: &'static str, array: &ArcArrayD<E>, axis: usize) ->
     ArrayD::from_shape_vec(reduced, sums).map_err(|error| ndarray_error(op, error))
 }
 
-/// `x - max - log(sum(exp(x - max)))` per lane, the same order of operations as the candle backend.
+/// `x - max - log(sum(exp(x - max)))` per lane, by the row kernel candle's CPU tensors run too.
 pub(super) fn log_softmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
     normalised_lanes("log_softmax", tensor, axis, Normalise::Log)
 }
 
-/// `exp(x - max) / Σ exp(x - max)` per lane, the same order of operations as the candle backend.
+/// `exp(x - max) / Σ exp(x - max)` per lane, by the row kernel candle's CPU tensors run too.
 pub(super) fn softmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
     normalised_lanes("softmax", tensor, axis, Normalise::Exp)
 }
 
-/// Which softmax a lane gets: its logarithm, or the probabilities themselves.
-#[derive(Clone, Copy)]
-enum Normalise {
-    Log,
-    Exp,
-}
-
-/// Each lane along `axis` shifted by its max (so `exp` cannot overflow), then normalised as `which` says.
+/// Each lane along `axis` normalised as `which` says (`kernels::reduce::normalise_row`): the input copied with
+/// `axis` last and row-major, so that every lane is a row, then rows across threads when there are many. Another
+/// axis than the last stays last in memory: the output is the input's shape, permuted.
 fn normalised_lanes(op: &'static str, tensor: &NdArrayTensor, axis: usize, which: Normalise) -> Result<NdArrayTensor> {
     let shape = tensor.shape();
     shape.check_axis(op, axis)?;
     with_array!(tensor, |array| {
         check_output::<E>(op, shape.num_elements())?;
-        let output = buffers::row_major_copy(array.view()).map_err(|error| ndarray_error(op, error))?;
-        Ok(NdArrayTensor::output(tensor.dtype(), normalise_lanes(output, axis, which)))
-    })
-}
-
-/// `normalised_lanes` in place, on a row-major copy of the input; lanes across threads when the tensor is large.
-fn normalise_lanes<E: Element>(mut output: ArrayD<E>, axis: usize, which: Normalise) -> ArrayD<E> {
-    let len = output.len();
-    zip_for_each!(Work::Heavy, len, Zip::from(output.lanes_mut(Axis(axis))), |mut lane: ArrayViewMut1<'_, E>| {
-        let Some(max) = lane_max(lane.view()) else { return };
-        match which {
-            Normalise::Log => {
-                let log_sum_exp = match lane.as_slice() {
-                    Some(row) => log_sum_exp_of_row(row, max),
-                    None => log_sum_exp(lane.iter().copied(), max),
-                };
-                lane.mapv_inplace(|x| (x - max) - log_sum_exp);
-            }
-            Normalise::Exp => {
-                match lane.as_slice_mut() {
-                    Some(row) => map_in_place(row, |x| E::exp_of(x - max)),
-                    None => lane.mapv_inplace(|x| E::exp_of(x - max)),
-                }
-                let total = lane.iter().fold(E::zero(), |sum, &x| sum + x);
-                lane.mapv_inplace(|exp| exp / total);
-            }
+        let last = array.ndim() - 1;
+        let mut lanes_last = array.view();
+        lanes_last.swap_axes(axis, last);
+        let mut output = buffers::row_major_copy(lanes_last).map_err(|error| ndarray_error(op, error))?;
+        if let Some(values) = output.as_slice_mut() {
+            for_each_row(values, shape.dims()[axis], |row| normalise_row(row, which));
         }
-    });
-    output
+        output.swap_axes(axis, last);
+        Ok(NdArrayTensor::output(tensor.dtype(), output))
+    })
 }
 
 /// One pass per row: the target's log-probability, `(x[target] - max) - log Σ exp(x - max)`, the very value
@@ -145,28 +120,11 @@ pub(super) fn cross_entropy(logits: &NdArrayTensor, targets: &NdArrayIntTensor) 
     })
 }
 
-/// `log_softmax(row)[target]`, in the order of operations of `normalise_lanes`.
+/// `log_softmax(row)[target]`, the very value `normalise_row` puts there.
 fn picked_log_probability<E: Element>(row: &[E], target: usize) -> E {
     // `target` was checked against the row's length.
-    let (Some(max), Some(&picked)) = (lane_max(ArrayView1::from(row)), row.get(target)) else { return E::nan() };
+    let (Some(max), Some(&picked)) = (row_max(row), row.get(target)) else { return E::nan() };
     (picked - max) - log_sum_exp_of_row(row, max)
-}
-
-/// `log Σ exp(x - max)` over a lane, summed in order: what `log_softmax` subtracts from each shifted entry.
-fn log_sum_exp<E: Element>(lane: impl Iterator<Item = E>, max: E) -> E {
-    lane.map(|x| E::exp_of(x - max)).fold(E::zero(), |sum, x| sum + x).ln()
-}
-
-/// `log_sum_exp` of a contiguous lane, the same value: the exponentials of each 64 entries by the vectorised loop,
-/// then added in order.
-fn log_sum_exp_of_row<E: Element>(row: &[E], max: E) -> E {
-    let mut exponentials = [E::zero(); 64];
-    let mut sum = E::zero();
-    for part in row.chunks(exponentials.len()) {
-        map_slice(part, &mut exponentials, |x| E::exp_of(x - max));
-        sum = exponentials.iter().take(part.len()).fold(sum, |sum, &x| sum + x);
-    }
-    sum.ln()
 }
 
 /// Each row of the last axis normalised in one sweep over a row-major copy: its mean, its variance about that mean
@@ -327,14 +285,6 @@ fn reciprocal<E: Element>(count: usize) -> E {
 
 fn scalar<E: Element>(like: &NdArrayTensor, value: E) -> NdArrayTensor {
     NdArrayTensor::output(like.dtype(), ArrayD::from_elem(IxDyn(&[1]), value))
-}
-
-/// The largest entry, `None` for an empty lane. Like `first_max_index`, an entry replaces the current maximum only
-/// when it is strictly greater, the rule candle uses, so both backends agree on ties and NaN.
-fn lane_max<E: Element>(lane: ArrayView1<'_, E>) -> Option<E> {
-    let mut values = lane.iter().copied();
-    let first = values.next()?;
-    Some(values.fold(first, |max, x| if max < x { x } else { max }))
 }
 
 fn first_max_index<E: Element>(lane: ArrayView1<'_, E>) -> usize {

@@ -1,0 +1,170 @@
+//! Softmax and log-softmax of contiguous rows, in place: both CPU backends run these (ndarray on its lanes, candle on
+//! its CPU tensors), so they give the same bits at every width.
+//!
+//! A row's max and its sum of exponentials are folded into `PARTS` partial results, entry `i` into the `i % PARTS`-th,
+//! then combined in a fixed tree: independent chains that vectorise, where one fold in order waited on each addition
+//! (a 64-wide attention row spent most of its time there). The order depends on the row alone, never on the CPU's
+//! vector width or the thread that runs it.
+
+use num_traits::Float;
+
+use super::{Kernels, map_in_place, map_slice};
+use crate::parallel::Work;
+
+/// How many partial results a row is folded into.
+const PARTS: usize = 8;
+
+/// Which normalisation a row gets.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Normalise {
+    /// `x - max - log Σ exp(x - max)`.
+    Log,
+    /// `exp(x - max) / Σ exp(x - max)`.
+    Exp,
+}
+
+/// `row` replaced by its log-softmax or softmax, shifted by its max first so that `exp` cannot overflow. A row of
+/// NaN, or holding NaN, becomes NaN; an empty row stays empty.
+pub(crate) fn normalise_row<T: Kernels + Float>(row: &mut [T], which: Normalise) {
+    let Some(max) = row_max(row) else { return };
+    match which {
+        Normalise::Log => {
+            let log_sum_exp = log_sum_exp_of_row(row, max);
+            map_in_place(Work::Light, row, |x| (x - max) - log_sum_exp);
+        }
+        Normalise::Exp => {
+            map_in_place(Work::Heavy, row, |x| T::exp_of(x - max));
+            let mut total = PartialSums::new();
+            total.add(row);
+            let total = total.total();
+            map_in_place(Work::Light, row, |exp| exp / total);
+        }
+    }
+}
+
+/// The largest entry, `None` for an empty row. An entry replaces a partial maximum only when it is strictly greater
+/// (the rule candle's max uses), so NaN is kept only as the first entry, which then starts every partial maximum.
+pub(crate) fn row_max<T: Float>(row: &[T]) -> Option<T> {
+    let first = *row.first()?;
+    let mut maxima = [first; PARTS];
+    let pick = |max: T, x: T| if max < x { x } else { max };
+    let mut chunks = row.chunks_exact(PARTS);
+    for chunk in &mut chunks {
+        for (max, &x) in maxima.iter_mut().zip(chunk) {
+            *max = pick(*max, x);
+        }
+    }
+    for (max, &x) in maxima.iter_mut().zip(chunks.remainder()) {
+        *max = pick(*max, x);
+    }
+    Some(combine(maxima, pick))
+}
+
+/// `log Σ exp(x - max)` over a row: what log-softmax subtracts from each shifted entry. The exponentials of each 64
+/// entries by the vectorised loop, summed as softmax sums its row of them, so both normalise by the same total.
+pub(crate) fn log_sum_exp_of_row<T: Kernels + Float>(row: &[T], max: T) -> T {
+    let mut exponentials = [T::zero(); 64];
+    let mut total = PartialSums::new();
+    // Each chunk but the last is a multiple of `PARTS` long, so every entry meets the partial sum of its index.
+    for part in row.chunks(exponentials.len()) {
+        map_slice(Work::Heavy, part, &mut exponentials, |x| T::exp_of(x - max));
+        total.add(exponentials.get(..part.len()).unwrap_or(&[]));
+    }
+    total.total().ln()
+}
+
+/// Partial sums of a row handed over in consecutive pieces, each but the last a multiple of `PARTS` long.
+struct PartialSums<T> {
+    sums: [T; PARTS],
+}
+
+impl<T: Float> PartialSums<T> {
+    fn new() -> Self {
+        Self { sums: [T::zero(); PARTS] }
+    }
+
+    fn add(&mut self, values: &[T]) {
+        let mut chunks = values.chunks_exact(PARTS);
+        for chunk in &mut chunks {
+            for (sum, &x) in self.sums.iter_mut().zip(chunk) {
+                *sum = *sum + x;
+            }
+        }
+        for (sum, &x) in self.sums.iter_mut().zip(chunks.remainder()) {
+            *sum = *sum + x;
+        }
+    }
+
+    fn total(self) -> T {
+        combine(self.sums, |a, b| a + b)
+    }
+}
+
+/// The partial results folded pairwise: halves added element by element until one is left.
+fn combine<T: Copy>(mut parts: [T; PARTS], f: impl Fn(T, T) -> T) -> T {
+    let mut len = PARTS;
+    while len > 1 {
+        len /= 2;
+        for index in 0..len {
+            parts[index] = f(parts[index], parts[index + len]);
+        }
+    }
+    parts[0]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(len: usize) -> Vec<f64> {
+        (0..len).map(|i| ((i as f64) * 0.618).sin() * 4.0).collect()
+    }
+
+    #[test]
+    fn rows_of_every_length_normalise_to_the_exact_values_within_rounding() {
+        for len in [1, 7, 8, 9, 63, 64, 65, 130] {
+            let values = row(len);
+            let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let exact_total: f64 = values.iter().map(|x| (x - max).exp()).sum();
+            let (mut softmax, mut log_softmax) = (values.clone(), values.clone());
+            normalise_row(&mut softmax, Normalise::Exp);
+            normalise_row(&mut log_softmax, Normalise::Log);
+            for ((&x, &p), &log_p) in values.iter().zip(&softmax).zip(&log_softmax) {
+                let exact = (x - max).exp() / exact_total;
+                assert!((p - exact).abs() <= 1e-15, "len {len}: softmax {p}, exact {exact}");
+                assert!((log_p - exact.ln()).abs() <= 1e-14, "len {len}: log-softmax {log_p}, exact {}", exact.ln());
+            }
+            let sum: f64 = softmax.iter().sum();
+            assert!((sum - 1.0).abs() <= 1e-14, "len {len}: softmax sums to {sum}");
+        }
+    }
+
+    #[test]
+    fn the_max_is_the_first_entry_when_it_is_nan_and_skips_nan_elsewhere() {
+        assert_eq!(row_max::<f32>(&[]), None);
+        assert!(row_max(&[f32::NAN, 5.0, 1.0]).is_some_and(f32::is_nan));
+        let later: Vec<f32> = (0..20).map(|i| if i == 11 { f32::NAN } else { i as f32 }).collect();
+        assert_eq!(row_max(&later), Some(19.0));
+        let mut with_nan = later;
+        normalise_row(&mut with_nan, Normalise::Exp);
+        assert!(with_nan.iter().all(|x| x.is_nan()), "{with_nan:?}");
+    }
+
+    #[test]
+    fn a_row_of_masked_entries_but_one_puts_all_weight_there() {
+        let mut masked = vec![f32::NEG_INFINITY; 70];
+        masked[67] = 3.5;
+        normalise_row(&mut masked, Normalise::Exp);
+        assert!(masked.iter().enumerate().all(|(i, &p)| p == if i == 67 { 1.0 } else { 0.0 }), "{masked:?}");
+    }
+
+    #[test]
+    fn entries_meet_the_partial_sum_of_their_index_whatever_the_pieces() {
+        let values: Vec<f32> = (0..150).map(|i| 1.0 + (i as f32) * 1e-3).collect();
+        let mut whole = PartialSums::new();
+        whole.add(&values);
+        let mut pieces = PartialSums::new();
+        values.chunks(64).for_each(|piece| pieces.add(piece));
+        assert_eq!(whole.total().to_bits(), pieces.total().to_bits());
+    }
+}
