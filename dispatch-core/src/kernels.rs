@@ -272,6 +272,24 @@ pub(crate) fn map_in_place<T: Copy>(work: Work, values: &mut [T], f: impl Fn(T) 
     map_in_place_loop(values, f);
 }
 
+/// `value` where `fills` holds, else the input of the same index, into the output of that index (the shortest side
+/// ends it), vectorised: `mask_fill`'s loop.
+pub(crate) fn fill_slices<T: Copy, O: Slot<T>>(fills: &[bool], inputs: &[T], value: T, outputs: &mut [O]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, as checked just above.
+        return unsafe { avx2::fill_slices(fills, inputs, value, outputs) };
+    }
+    fill_loop(fills, inputs, value, outputs);
+}
+
+#[inline(always)]
+fn fill_loop<T: Copy, O: Slot<T>>(fills: &[bool], inputs: &[T], value: T, outputs: &mut [O]) {
+    for ((output, &x), &fill) in outputs.iter_mut().zip(inputs).zip(fills) {
+        output.put(if fill { value } else { x });
+    }
+}
+
 #[inline(always)]
 fn map_loop<T: Copy, O: Slot<T>>(inputs: &[T], outputs: &mut [O], f: impl Fn(T) -> T) {
     for (output, &x) in outputs.iter_mut().zip(inputs) {
@@ -311,6 +329,11 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     pub(crate) fn map_in_place<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
         super::map_in_place_loop(values, f);
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(crate) fn fill_slices<T: Copy, O: Slot<T>>(fills: &[bool], inputs: &[T], value: T, outputs: &mut [O]) {
+        super::fill_loop(fills, inputs, value, outputs);
     }
 }
 

@@ -1,14 +1,16 @@
 //! Comparisons and masks: bool arrays from float ones (numpy's broadcasting, IEEE comparisons, so `ne` holds for
 //! NaN), and float arrays picked by bool ones.
 
-use ndarray::{ArcArrayD, IxDyn};
+use ndarray::{ArcArrayD, ArrayD, IxDyn};
 
 use super::broadcast::zip_broadcast;
-use super::elementwise::zip_collect;
+use super::buffers;
+use super::elementwise::{written_in_parts, zip_collect};
 use super::int_bool::NdArrayBoolTensor;
 use super::tensor::{Element, NdArrayTensor, check_output};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::kernels::{all_nan, fill_slices};
 use crate::parallel::Work;
 use crate::shape::Shape;
 
@@ -43,14 +45,51 @@ pub(super) fn fill_where<E: Element>(
     let op = "mask_fill";
     let (shape, mask_shape) = (Shape::new(array.shape()), Shape::new(mask.shape()));
     Shape::check_mask_fits(op, &shape, &mask_shape)?;
-    let Some(mask) = mask.broadcast(array.raw_dim()) else {
+    let Some(broadcast) = mask.broadcast(array.raw_dim()) else {
         return Err(Error::shape_mismatch(op, &shape, &mask_shape));
     };
     check_output::<E>(op, array.len())?;
-    let output = zip_collect!(op, Work::Light, array.is_standard_layout(), [array, &mask], |&x, &fill| {
+    if let Some(output) = fill_by_blocks(op, array, mask, value)? {
+        return Ok(NdArrayTensor::output(dtype, output));
+    }
+    let output = zip_collect!(op, Work::Light, array.is_standard_layout(), [array, &broadcast], |&x, &fill| {
         if fill { value } else { x }
     })?;
     Ok(NdArrayTensor::output(dtype, output))
+}
+
+/// `mask_fill` of a row-major tensor by a row-major mask that only repeats along leading axes (a causal mask over
+/// every batch entry and head): the mask's block against each stretch of the tensor in turn, by loops that vectorise,
+/// where the broadcast walk took 0.10 ms for the GPT's scores. `None` for other layouts, or an output too small to
+/// keep.
+fn fill_by_blocks<E: Element>(
+    op: &'static str,
+    array: &ArcArrayD<E>,
+    mask: &ArcArrayD<bool>,
+    value: E,
+) -> Result<Option<ArrayD<E>>> {
+    let repeated = &mask.shape()[mask.shape().iter().take_while(|&&size| size == 1).count()..];
+    let (Some(values), Some(block)) = (array.as_slice(), mask.as_slice()) else { return Ok(None) };
+    if block.is_empty() || !buffers::reused(values.len()) || !array.shape().ends_with(repeated) {
+        return Ok(None);
+    }
+    // SAFETY: every index of a part is written: runs tile it exactly, each from inputs of its length (else NaN).
+    let output = unsafe {
+        written_in_parts(op, array.raw_dim(), Work::Light, |start, part| {
+            let mut done = 0;
+            while done < part.len() {
+                let (at, offset) = (start + done, (start + done) % block.len());
+                let run = (block.len() - offset).min(part.len() - done);
+                let Some(outputs) = part.get_mut(done..done + run) else { return };
+                match (values.get(at..at + run), block.get(offset..offset + run)) {
+                    (Some(inputs), Some(fills)) => fill_slices(fills, inputs, value, outputs),
+                    _ => all_nan::<E, _>(outputs),
+                }
+                done += run;
+            }
+        })?
+    };
+    Ok(Some(output))
 }
 
 /// `mask_where`: `on_true`'s element where `mask` is true, `on_false`'s elsewhere, all three broadcast together.

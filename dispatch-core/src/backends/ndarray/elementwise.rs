@@ -169,7 +169,7 @@ fn map_array_by<E: Element>(
 /// # Safety
 ///
 /// `write` writes every element of each part it is handed.
-unsafe fn written_in_parts<E: Element>(
+pub(super) unsafe fn written_in_parts<E: Element>(
     op: &'static str,
     dims: IxDyn,
     work: Work,

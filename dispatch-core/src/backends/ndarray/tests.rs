@@ -339,4 +339,12 @@ fn element_wise_ops_give_the_same_bits_in_every_layout() {
             assert_eq!(bits(binary(other, &x)), bits(binary(&row_major(other), &permuted)));
         }
     }
+    // Masks repeated along leading axes (filled block by block on a row-major tensor) and along the last (walked).
+    for mask_dims in [&[40, 64][..], &[1, 40, 64], &[64], &[3, 40, 64], &[3, 1, 64], &[40, 1]] {
+        let mask = NdArray::gt_scalar(&varied(mask_dims, 5.0), 0.5).unwrap();
+        let expected = bits(NdArray::mask_fill(&permuted, &mask, -1.5));
+        assert_eq!(bits(NdArray::mask_fill(&x, &mask, -1.5)), expected, "mask {mask_dims:?}");
+        let filled = expected.iter().filter(|&&value| value == (-1.5f32).to_bits()).count();
+        assert!(filled > 0 && filled < expected.len(), "mask {mask_dims:?}: {filled} filled");
+    }
 }
