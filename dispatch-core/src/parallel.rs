@@ -238,6 +238,38 @@ pub(crate) unsafe fn written_in_parts<T: Send>(
     Some(values)
 }
 
+/// `values`, emptied, holding `len` elements that `write(row, outputs)` writes a `width`-long row at a time (the
+/// output's row of index `row`) into its spare room, not cleared first: the outputs of the CPU backends' lane-wise
+/// kernels. Rows across threads when `work` over `len` elements is worth splitting. `None`, with nothing written, when
+/// `values` has room for fewer than `len` or `len` is not a whole number of rows.
+///
+/// # Safety
+///
+/// `write` writes every element of each row it is handed.
+pub(crate) unsafe fn written_in_rows<T: Send>(
+    mut values: Vec<T>,
+    (len, width): (usize, usize),
+    work: Work,
+    write: impl Fn(usize, &mut [MaybeUninit<T>]) + Sync + Send,
+) -> Option<Vec<T>> {
+    values.clear();
+    if len.checked_rem(width).unwrap_or(len) != 0 {
+        return None;
+    }
+    let outputs = values.spare_capacity_mut().get_mut(..len)?;
+    if width > 0 {
+        if split(work, len) {
+            outputs.par_chunks_exact_mut(width).enumerate().for_each(|(row, outputs)| write(row, outputs));
+        } else {
+            outputs.chunks_exact_mut(width).enumerate().for_each(|(row, outputs)| write(row, outputs));
+        }
+    }
+    // SAFETY: the first `len` elements lie within the capacity (checked above), and `write` wrote each of them: the
+    // rows tile them exactly, as `len` is a multiple of `width` (or 0).
+    unsafe { values.set_len(len) };
+    Some(values)
+}
+
 /// `f` on each `width`-long part of `outputs` with the `input_width`-long part of `inputs` of the same index (a
 /// plane's outputs and the plane), across threads when the outputs are worth splitting. On failure, the error of
 /// one failing part: the first in order on one thread, any of them across threads (pooling's checks depend on the

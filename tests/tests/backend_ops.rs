@@ -312,20 +312,30 @@ fn zero_sized_dims_follow_the_documented_rules<B: Backend>(device: &B::Device) {
     assert_tensor(Tensor::cat(&[empty_rows, x], 1), &[2, 2], &[1.0, 2.0, 3.0, 4.0]);
 }
 
-/// Both CPU backends run dispatch-core's own `exp`, `erf`, GELU, GELU-backward and softmax-row kernels on `f32` and
-/// `f64`, so they give the same bits: on a strided input, on rows longer than a softmax row's chunk, and in the
-/// GELU's left tail, where candle's own `f32` kernel cancels (it gave -0 for the GELU of -6, whose value is -5.9e-9).
+/// Both CPU backends run dispatch-core's own `exp`, `erf`, GELU and GELU-backward kernels and its softmax, softmax-
+/// backward and layer-norm-backward rows on `f32` and `f64`, so they give the same bits: on a strided input, on rows
+/// longer than a softmax row's chunk, and in the GELU's left tail, where candle's own `f32` kernel cancels (it gave
+/// -0 for the GELU of -6, whose value is -5.9e-9).
 #[test]
 fn exp_erf_gelu_and_its_backward_give_the_same_bits_on_both_cpu_backends() {
     use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
+    const OPS: usize = 8;
     fn bits<B: Backend>(values: &[f64], dtype: DType, device: &B::Device) -> Vec<Vec<u64>> {
         // 40 rows of 16 columns, read through a transpose so the ops see a strided layout as well, and 8 rows of
         // 80, longer than the 64 exponentials the softmax rows take at a time.
         let rows = Tensor::<B>::from_f64_vec(values.to_vec(), [40, 16], dtype, device).unwrap();
         let (columns, wide) = (rows.transpose().unwrap(), rows.reshape([8, 80]).unwrap());
         type Op<B> = fn(&Tensor<B>) -> Result<Tensor<B>>;
-        let ops: [Op<B>; 6] =
-            [Tensor::exp, Tensor::erf, Tensor::gelu, |x| x.softmax(1), |x| x.log_softmax(1), |x| x.gelu_backward(x)];
+        let ops: [Op<B>; OPS] = [
+            Tensor::exp,
+            Tensor::erf,
+            Tensor::gelu,
+            |x| x.softmax(1),
+            |x| x.log_softmax(1),
+            |x| x.gelu_backward(x),
+            |x| x.softmax(1)?.softmax_backward(x, 1),
+            |x| x.layer_norm_backward(&x.narrow(0, 0, 1)?.reshape([x.dims()[1]])?, &x.exp()?, 1e-5),
+        ];
         let mut all = Vec::new();
         for input in [&rows, &columns, &wide] {
             for op in ops {
@@ -345,12 +355,12 @@ fn exp_erf_gelu_and_its_backward_give_the_same_bits_on_both_cpu_backends() {
             let differing = ndarray.iter().zip(candle).filter(|(a, b)| a != b).count();
             let first = ndarray.iter().zip(candle).position(|(a, b)| a != b);
             let first = first.map(|i| (i, f64::from_bits(ndarray[i]), f64::from_bits(candle[i])));
-            let layout = ["row-major", "strided", "wide rows"][index / 6];
+            let layout = ["row-major", "strided", "wide rows"][index / OPS];
             assert_eq!(
                 differing,
                 0,
                 "{dtype}: op {} of the list, {layout}; first (index, ndarray, candle): {first:?}",
-                index % 6
+                index % OPS
             );
         }
     }

@@ -110,6 +110,29 @@ pub fn argmin<B: Backend>(o: &Operands<B>) -> Ints<B> {
     ]
 }
 
+/// The gradient of a softmax along each of `positive`'s axes (any values stand for its output), given `fine` as the
+/// gradient of that output; an axis that is not there, and a gradient of another shape, are errors.
+pub fn softmax_backward<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    vec![
+        B::softmax_backward(&o.positive, &o.fine, 0),
+        B::softmax_backward(&o.positive, &o.fine, 1),
+        B::softmax_backward(&o.positive, &o.fine, 2),
+        B::softmax_backward(&o.positive, &o.fine, 3),
+        B::softmax_backward(&o.positive, &o.row, 2),
+    ]
+}
+
+/// The gradient of `layer_norm` by `cube` and by `fine`, scaled by `row`, given the other as the output's gradient;
+/// `[3, 1]` parameters and a gradient of another shape are errors.
+pub fn layer_norm_backward<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    vec![
+        B::layer_norm_backward(&o.cube, &o.row, &o.fine, 1e-5),
+        B::layer_norm_backward(&o.fine, &o.row, &o.cube, 0.5),
+        B::layer_norm_backward(&o.cube, &o.column, &o.fine, 1e-5),
+        B::layer_norm_backward(&o.cube, &o.row, &o.row, 1e-5),
+    ]
+}
+
 /// Over the last axis (4) of `cube` and of `fine`, scaled and shifted by `row`; parameters of another length than
 /// the last axis are an error.
 pub fn layer_norm<B: Backend>(o: &Operands<B>) -> Floats<B> {

@@ -1,14 +1,15 @@
-//! Softmax and log-softmax of contiguous rows, in place: both CPU backends run these (ndarray on its lanes, candle on
-//! its CPU tensors), so they give the same bits at every width.
+//! Softmax and log-softmax of contiguous rows, in place, and the backward passes of softmax and layer norm a row at a
+//! time: both CPU backends run these (ndarray on its lanes, candle on its CPU tensors), so they give the same bits at
+//! every width.
 //!
-//! A row's max and its sum of exponentials are folded into `PARTS` partial results, entry `i` into the `i % PARTS`-th,
-//! then combined in a fixed tree: independent chains that vectorise, where one fold in order waited on each addition
-//! (a 64-wide attention row spent most of its time there). The order depends on the row alone, never on the CPU's
-//! vector width or the thread that runs it.
+//! A row's max and its sums are folded into `PARTS` partial results, entry `i` into the `i % PARTS`-th, then combined
+//! in a fixed tree: independent chains that vectorise, where one fold in order waited on each addition (a 64-wide
+//! attention row spent most of its time there). The order depends on the row alone, never on the CPU's vector width
+//! or the thread that runs it.
 
 use num_traits::Float;
 
-use super::{Kernels, map_in_place, map_slice};
+use super::{Kernels, Slot, all_nan, map_in_place, map_slice};
 use crate::parallel::Work;
 
 /// How many partial results a row is folded into.
@@ -73,6 +74,51 @@ pub(crate) fn log_sum_exp_of_row<T: Kernels + Float>(row: &[T], max: T) -> T {
     total.total().ln()
 }
 
+/// `y (g - Σ g y)` over a row: the gradient of softmax at its output `y`, given the output's gradient `g`, into
+/// `outputs`; rows of different lengths give NaN. The steps of the composed default (`mul`, `sum_dim`, `sub`, `mul`),
+/// each rounded to the element type; the sum is this module's.
+pub(crate) fn softmax_backward_row<T: Float, O: Slot<T>>(y: &[T], g: &[T], outputs: &mut [O]) {
+    if g.len() != y.len() || outputs.len() != y.len() {
+        return all_nan::<T, O>(outputs);
+    }
+    let dot = sum_of((y, g, g), |y, g, _| g * y);
+    for ((output, &y), &g) in outputs.iter_mut().zip(y).zip(g) {
+        output.put(y * (g - dot));
+    }
+}
+
+/// The gradient of layer norm by its input over a row: `(s - mean(s) - x̂ mean(s x̂)) r` with `s = g γ`, `x̂ = (x -
+/// mean(x)) r` and `r = 1 / sqrt(var(x) + eps)` (the population variance), into `outputs`; rows of different lengths
+/// give NaN. The steps of the composed default, each rounded to the element type, means as sums times `1 / len`
+/// rounded once; the sums are this module's.
+pub(crate) fn layer_norm_backward_row<T: Float, O: Slot<T>>(
+    (x, g, gamma): (&[T], &[T], &[T]),
+    eps: T,
+    outputs: &mut [O],
+) {
+    let len = x.len();
+    let scale = T::from(1.0 / len as f64);
+    let (Some(scale), true) = (scale, g.len() == len && gamma.len() == len && outputs.len() == len) else {
+        return all_nan::<T, O>(outputs);
+    };
+    let mean = sum_of((x, x, x), |x, _, _| x) * scale;
+    let variance = sum_of((x, x, x), |x, _, _| (x - mean) * (x - mean)) * scale;
+    let reciprocal = (variance + eps).sqrt().recip();
+    let normalised = |x: T| (x - mean) * reciprocal;
+    let mean_scaled = sum_of((g, gamma, gamma), |g, gamma, _| g * gamma) * scale;
+    let mean_along = sum_of((x, g, gamma), |x, g, gamma| g * gamma * normalised(x)) * scale;
+    for (((output, &x), &g), &gamma) in outputs.iter_mut().zip(x).zip(g).zip(gamma) {
+        output.put(((g * gamma - mean_scaled) - normalised(x) * mean_along) * reciprocal);
+    }
+}
+
+/// `Σ term(a[i], b[i], c[i])` over a row, each term into the partial sum of its index, as `PartialSums` adds them.
+fn sum_of<T: Float>(row: (&[T], &[T], &[T]), term: impl Fn(T, T, T) -> T) -> T {
+    let mut sums = PartialSums::new();
+    sums.add_terms(row, term);
+    sums.total()
+}
+
 /// Partial sums of a row handed over in consecutive pieces, each but the last a multiple of `PARTS` long.
 struct PartialSums<T> {
     sums: [T; PARTS],
@@ -84,14 +130,20 @@ impl<T: Float> PartialSums<T> {
     }
 
     fn add(&mut self, values: &[T]) {
-        let mut chunks = values.chunks_exact(PARTS);
-        for chunk in &mut chunks {
-            for (sum, &x) in self.sums.iter_mut().zip(chunk) {
-                *sum = *sum + x;
+        self.add_terms((values, values, values), |x, _, _| x);
+    }
+
+    /// `term` of the entries of each index of the three slices, over the shortest one's length.
+    fn add_terms(&mut self, (a, b, c): (&[T], &[T], &[T]), term: impl Fn(T, T, T) -> T) {
+        let (a, b, c) = (a.chunks_exact(PARTS), b.chunks_exact(PARTS), c.chunks_exact(PARTS));
+        let tails = (a.remainder(), b.remainder(), c.remainder());
+        for ((a, b), c) in a.zip(b).zip(c) {
+            for (((sum, &a), &b), &c) in self.sums.iter_mut().zip(a).zip(b).zip(c) {
+                *sum = *sum + term(a, b, c);
             }
         }
-        for (sum, &x) in self.sums.iter_mut().zip(chunks.remainder()) {
-            *sum = *sum + x;
+        for (((sum, &a), &b), &c) in self.sums.iter_mut().zip(tails.0).zip(tails.1).zip(tails.2) {
+            *sum = *sum + term(a, b, c);
         }
     }
 
@@ -166,5 +218,44 @@ mod tests {
         let mut pieces = PartialSums::new();
         values.chunks(64).for_each(|piece| pieces.add(piece));
         assert_eq!(whole.total().to_bits(), pieces.total().to_bits());
+    }
+
+    #[test]
+    fn the_backward_rows_are_their_closed_forms() {
+        for len in [1, 5, 8, 13, 64, 70] {
+            let (x, g) = (row(len), row(len + 3)[3..].to_vec());
+            let gamma: Vec<f64> = (0..len).map(|i| 0.5 + (i as f64) * 0.25).collect();
+            let mut softmax = x.clone();
+            normalise_row(&mut softmax, Normalise::Exp);
+            let dot: f64 = g.iter().zip(&softmax).map(|(g, y)| g * y).sum();
+            let mut got = vec![0.0; len];
+            softmax_backward_row(&softmax, &g, &mut got);
+            for ((&got, &y), &g) in got.iter().zip(&softmax).zip(&g) {
+                assert!((got - y * (g - dot)).abs() <= 1e-15, "len {len}: softmax backward {got}");
+            }
+
+            let n = len as f64;
+            let mean = x.iter().sum::<f64>() / n;
+            let deviation = (x.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n + 1e-5).sqrt();
+            let normalised: Vec<f64> = x.iter().map(|x| (x - mean) / deviation).collect();
+            let scaled: Vec<f64> = g.iter().zip(&gamma).map(|(g, c)| g * c).collect();
+            let mean_scaled = scaled.iter().sum::<f64>() / n;
+            let along = scaled.iter().zip(&normalised).map(|(s, v)| s * v).sum::<f64>() / n;
+            layer_norm_backward_row((&x, &g, &gamma), 1e-5, &mut got);
+            for i in 0..len {
+                let exact = (scaled[i] - mean_scaled - normalised[i] * along) / deviation;
+                assert!((got[i] - exact).abs() <= 1e-12 * (1.0 + exact.abs()), "len {len}: {} vs {exact}", got[i]);
+            }
+        }
+    }
+
+    #[test]
+    fn backward_rows_of_different_lengths_are_nan() {
+        let mut outputs = [0.0f32; 4];
+        softmax_backward_row(&[0.5; 4], &[1.0; 3], &mut outputs);
+        assert!(outputs.iter().all(|x| x.is_nan()));
+        let mut outputs = [0.0f32; 4];
+        layer_norm_backward_row((&[0.5; 4], &[1.0; 4], &[1.0; 3]), 1e-5, &mut outputs);
+        assert!(outputs.iter().all(|x| x.is_nan()));
     }
 }

@@ -42,6 +42,18 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::softmax(&self.primitive, axis))
     }
 
+    /// `self (gradient - Σ gradient self)` along `axis`: the gradient of [`Tensor::softmax`] at its output `self`,
+    /// given the gradient of that output, in one op where the backend fuses it (as `softmax`'s backward rule uses it).
+    pub fn softmax_backward(&self, gradient: &Self, axis: usize) -> Result<Self> {
+        Self::wrap(B::softmax_backward(&self.primitive, &gradient.primitive, axis))
+    }
+
+    /// The gradient of [`Tensor::layer_norm`] by its input `self`, given `gamma` and the gradient of the output, in
+    /// one op where the backend fuses it (as `layer_norm`'s backward rule uses it).
+    pub fn layer_norm_backward(&self, gamma: &Self, gradient: &Self, eps: f64) -> Result<Self> {
+        Self::wrap(B::layer_norm_backward(&self.primitive, &gamma.primitive, &gradient.primitive, eps))
+    }
+
     /// The mean cross-entropy of these logits (`[rows, classes]`) against int class ids `targets` (`[rows]`):
     /// `-mean(log_softmax(self)[row, target])`, shape `[1]`. A target outside `0..classes` is an `Err`.
     pub fn cross_entropy(&self, targets: &IntTensor<B>) -> Result<Self> {

@@ -1,7 +1,8 @@
 //! The ops of the backend's op table a program calls, by name: what the coverage check counts.
 
 use crate::support::program::{
-    Binary, BoolBinary, Compare, Fill, IntBinary, IntCompare, IntFill, Program, Reduce, ReduceDim, Scalar, Step, Unary,
+    Binary, BoolBinary, Compare, Fill, IntBinary, IntCompare, IntFill, LayerNormArgument, Program, Reduce, ReduceDim,
+    Scalar, Step, Unary,
 };
 use dispatch_core::DType;
 
@@ -64,9 +65,11 @@ impl Step {
                 ReduceDim::Max => &["max_dim"],
                 ReduceDim::Min => &["min_dim"],
                 ReduceDim::LogSoftmax => &["log_softmax"],
-                ReduceDim::Softmax => &["softmax"],
+                // With its backward rule's op, which the run calls when it takes the program's gradient.
+                ReduceDim::Softmax => &["softmax", "softmax_backward"],
                 ReduceDim::Var(_) => &["var_dim"],
             },
+            Step::LayerNorm { current_as: LayerNormArgument::Input, .. } => &["layer_norm", "layer_norm_backward"],
             Step::LayerNorm { .. } => &["layer_norm"],
             Step::CrossEntropy { .. } => &["cross_entropy"],
             Step::Matmul { .. } => &["matmul"],

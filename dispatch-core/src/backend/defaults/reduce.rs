@@ -34,6 +34,57 @@ pub fn softmax<B: Backend>(tensor: &B::FloatTensor, axis: usize) -> Result<B::Fl
     B::exp(&B::log_softmax(tensor, axis)?)
 }
 
+/// The checks of a backward op: `gradient` of the dtype and shape of `like`, the tensor whose gradient it carries.
+/// Every backend makes them first, so bad input is the same error everywhere.
+pub(crate) fn check_gradient_operand(
+    op: &'static str,
+    (shape, dtype): (&Shape, DType),
+    (gradient_shape, gradient_dtype): (&Shape, DType),
+) -> Result<()> {
+    DType::check_same(op, dtype, gradient_dtype)?;
+    if shape != gradient_shape {
+        return Err(Error::shape_mismatch(op, shape, gradient_shape));
+    }
+    Ok(())
+}
+
+/// `f` of `tensors` cast to `F32` when they are of a half dtype, its result cast back: a backward op's composed steps
+/// each round to the dtype, and in `F16` their errors compounded past the dtype's tolerance.
+fn in_at_least_f32<B: Backend, const N: usize>(
+    op: &'static str,
+    tensors: [&B::FloatTensor; N],
+    f: impl FnOnce([&B::FloatTensor; N]) -> Result<B::FloatTensor>,
+) -> Result<B::FloatTensor> {
+    let dtype = B::dtype(tensors[0]);
+    if !matches!(dtype, DType::F16 | DType::BF16) {
+        return f(tensors);
+    }
+    let mut wide = Vec::with_capacity(N);
+    for tensor in tensors {
+        wide.push(B::cast(tensor, DType::F32)?);
+    }
+    // One cast per tensor, so the count always fits.
+    let wide = <[B::FloatTensor; N]>::try_from(wide).map_err(|_| Error::invalid(op, "a cast per operand"))?;
+    B::cast(&f(wide.each_ref())?, dtype)
+}
+
+/// `output (gradient - Σ gradient output)` along `axis`, through the backend's own ops (in `F32` for the half
+/// dtypes): `softmax`'s backward rule.
+pub fn softmax_backward<B: Backend>(
+    output: &B::FloatTensor,
+    gradient: &B::FloatTensor,
+    axis: usize,
+) -> Result<B::FloatTensor> {
+    let op = "softmax_backward";
+    let shape = B::shape(output);
+    check_gradient_operand(op, (&shape, B::dtype(output)), (&B::shape(gradient), B::dtype(gradient)))?;
+    shape.check_axis(op, axis)?;
+    in_at_least_f32::<B, 2>(op, [output, gradient], |[output, gradient]| {
+        let total = B::sum_dim(&B::mul(gradient, output)?, axis)?;
+        B::mul(output, &B::sub(gradient, &total)?)
+    })
+}
+
 /// `rows` and `classes` of a `cross_entropy` call: `logits` must be `[rows, classes]` and `targets` `[rows]`. The
 /// checks every backend makes first, so bad input is the same error everywhere.
 pub(crate) fn cross_entropy_rows(op: &'static str, logits: &Shape, targets: &Shape) -> Result<(usize, usize)> {
@@ -97,6 +148,30 @@ pub fn layer_norm<B: Backend>(
         layer_norm_axis("layer_norm", (&input.0, input.1), (&gamma_of.0, gamma_of.1), (&beta_of.0, beta_of.1))?;
     let (centred, deviation) = centred_and_deviation::<B>(tensor, axis, eps)?;
     B::add(&B::mul(&B::div(&centred, &deviation)?, gamma)?, beta)
+}
+
+/// `(s - mean(s) - x̂ mean(s x̂)) / sqrt(var + eps)` with `s = gradient γ` and `x̂` the normalised input over the last
+/// axis, through the backend's own ops (in `F32` for the half dtypes): what `layer_norm`'s backward rule computes for
+/// its input.
+pub fn layer_norm_backward<B: Backend>(
+    tensor: &B::FloatTensor,
+    gamma: &B::FloatTensor,
+    gradient: &B::FloatTensor,
+    eps: f64,
+) -> Result<B::FloatTensor> {
+    let op = "layer_norm_backward";
+    let (input, gamma_of) = ((B::shape(tensor), B::dtype(tensor)), (B::shape(gamma), B::dtype(gamma)));
+    let (axis, _) = layer_norm_axis(op, (&input.0, input.1), (&gamma_of.0, gamma_of.1), (&gamma_of.0, gamma_of.1))?;
+    check_gradient_operand(op, (&input.0, input.1), (&B::shape(gradient), B::dtype(gradient)))?;
+    in_at_least_f32::<B, 3>(op, [tensor, gamma, gradient], |[tensor, gamma, gradient]| {
+        let (centred, deviation) = centred_and_deviation::<B>(tensor, axis, eps)?;
+        let reciprocal = B::recip(&deviation)?;
+        let normalised = B::mul(&centred, &reciprocal)?;
+        let scaled = B::mul(gradient, gamma)?;
+        let along = B::mul(&normalised, &B::mean_dim(&B::mul(&scaled, &normalised)?, axis)?)?;
+        let deviation = B::sub(&B::sub(&scaled, &B::mean_dim(&scaled, axis)?)?, &along)?;
+        B::mul(&deviation, &reciprocal)
+    })
 }
 
 /// `x - mean` and `sqrt(var + eps)` along `axis`, through the backend's own ops: what `layer_norm`'s default and its

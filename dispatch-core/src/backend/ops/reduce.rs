@@ -38,6 +38,11 @@ macro_rules! __ops_reduce {
             /// `exp(x) / sum(exp(x))` along `axis`, computed stably (the max is subtracted first). By default
             /// `exp(log_softmax(x))`; its backward rule is closed-form, `y (dy - sum(dy y))`, one node in the graph.
             fn softmax(tensor: Float, axis: usize) -> Float = softmax, tracked;
+            /// `output (gradient - Σ gradient output)` along `axis`: the gradient of `softmax` at its output
+            /// `output`, given the gradient of that output (of its shape and dtype). By default composed from
+            /// `mul`, `sum_dim` and `sub`: what `softmax`'s backward rule computes, in one op where a backend fuses
+            /// it.
+            fn softmax_backward(output: Float, gradient: Float, axis: usize) -> Float = softmax_backward, composed;
             /// The mean cross-entropy of `logits` (`[rows, classes]`) against int class ids `targets` (`[rows]`):
             /// `-mean(log_softmax(logits)[row, target])`, as a tensor of shape `[1]`. A target outside
             /// `0..classes` is an `Err`. By default composed from `log_softmax`, `gather` and `mean`; its backward
@@ -48,6 +53,13 @@ macro_rules! __ops_reduce {
             /// size. By default composed from `mean_dim`, `sub`, `mul`, `add_scalar`, `sqrt`, `div` and `add`; its
             /// backward rule is closed-form, one node in the graph rather than eight.
             fn layer_norm(tensor: Float, gamma: Float, beta: Float, eps: f64) -> Float = layer_norm, tracked;
+            /// The gradient of `layer_norm` by its input `tensor`, given `gamma` and the gradient of the output (of
+            /// the tensor's shape and dtype): `(s - mean(s) - x̂ mean(s x̂)) / sqrt(var + eps)` over the last axis,
+            /// with `s = gradient γ` and `x̂` the normalised input. By default composed from the ops of
+            /// `layer_norm`'s default and `recip`: what `layer_norm`'s backward rule computes for the input, in one
+            /// op where a backend fuses it.
+            fn layer_norm_backward(tensor: Float, gamma: Float, gradient: Float, eps: f64) -> Float =
+                layer_norm_backward, composed;
             /// The index of the largest entry along `axis` (the first one on ties), as an int tensor keeping the
             /// axis with size 1; an empty axis is an `Err`.
             fn argmax(tensor: Float, axis: usize) -> Int, forwarded;

@@ -258,12 +258,26 @@ impl Backend for Candle {
         reduce::softmax(tensor, axis)
     }
 
+    fn softmax_backward(output: &Tensor, gradient: &Tensor, axis: usize) -> Result<Tensor> {
+        match reduce::fused_softmax_backward(output, gradient, axis)? {
+            Some(fused) => Ok(fused),
+            None => defaults::softmax_backward::<Self>(output, gradient, axis),
+        }
+    }
+
     fn cross_entropy(logits: &Tensor, targets: &Tensor) -> Result<Tensor> {
         reduce::cross_entropy(logits, targets)
     }
 
     fn layer_norm(tensor: &Tensor, gamma: &Tensor, beta: &Tensor, eps: f64) -> Result<Tensor> {
         reduce::layer_norm(tensor, gamma, beta, eps)
+    }
+
+    fn layer_norm_backward(tensor: &Tensor, gamma: &Tensor, gradient: &Tensor, eps: f64) -> Result<Tensor> {
+        match reduce::fused_layer_norm_backward(tensor, gamma, gradient, eps)? {
+            Some(fused) => Ok(fused),
+            None => defaults::layer_norm_backward::<Self>(tensor, gamma, gradient, eps),
+        }
     }
 
     fn max_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {

@@ -1,24 +1,31 @@
 //! Reductions: over every element (shape `[1]`), or along one axis keeping it with size 1.
 
 use candle_core::backend::BackendStorage;
-use candle_core::{CpuStorage, CustomOp1, DType, Layout, Tensor};
+use std::mem::MaybeUninit;
+use std::ops::Range;
+
+use candle_core::{CpuStorage, CustomOp1, CustomOp2, CustomOp3, DType, Layout, Tensor};
 use num_traits::Float;
 
 use super::elementwise::BinaryOp::{Add, Div, Mul, Sub};
 use super::elementwise::scalar_for;
-use super::elementwise::{CpuKernel, Extreme, broadcast_binary, contiguous_slice, runs_cpu_kernels};
+use super::elementwise::{
+    CpuFloat, CpuKernel, CpuPairKernel, Extreme, broadcast_binary, contiguous_slice, runs_cpu_kernels,
+};
 use super::error::{OrBackend, dtype_of, float_dtype};
 use super::index::gather;
 use super::indices::{constant, counting, float_constant};
 use super::layout::shape_of;
 use super::memory::{check_output, check_output_like, empty_like, filled};
 use super::operands::check_same_device;
-use crate::backend::defaults::{EMPTY_AXIS, as_cross_entropy_error, cross_entropy_rows, layer_norm_axis};
+use crate::backend::defaults::{
+    EMPTY_AXIS, as_cross_entropy_error, check_gradient_operand, cross_entropy_rows, layer_norm_axis,
+};
 use crate::error::{Error, Result};
-use crate::kernels::Kernels;
-use crate::kernels::reduce::{Normalise, normalise_row};
+use crate::kernels::reduce::{Normalise, layer_norm_backward_row, normalise_row, softmax_backward_row};
+use crate::kernels::{Kernels, all_nan};
 use crate::memory;
-use crate::parallel::for_each_row;
+use crate::parallel::{self, Work, for_each_row};
 use crate::shape::Shape;
 
 pub(super) fn sum(tensor: &Tensor) -> Result<Tensor> {
@@ -150,6 +157,174 @@ impl CustomOp1 for NormalisedRows {
         };
         Ok((outputs, layout.shape().clone()))
     }
+}
+
+/// `softmax_backward` on a CPU tensor of `f32` or `f64`: the ndarray backend's row kernel
+/// (`kernels::reduce::softmax_backward_row`) on contiguous copies with `axis` last, so both CPU backends give the same
+/// bits. `None` elsewhere, which takes the composed default.
+pub(super) fn fused_softmax_backward(output: &Tensor, gradient: &Tensor, axis: usize) -> Result<Option<Tensor>> {
+    let op = "softmax_backward";
+    let shape = shape_of(output);
+    check_gradient_operand(op, (&shape, float_dtype(op, output)?), (&shape_of(gradient), float_dtype(op, gradient)?))?;
+    shape.check_axis(op, axis)?;
+    check_same_device(op, output, gradient)?;
+    if !runs_cpu_kernels(output) {
+        return Ok(None);
+    }
+    check_output_like(op, output)?;
+    if output.elem_count() == 0 {
+        return Ok(Some(output.clone()));
+    }
+    let last = output.rank() - 1;
+    let rows = |tensor: &Tensor| tensor.transpose(axis, last)?.contiguous();
+    let fused = || rows(output)?.apply_op2_no_bwd(&rows(gradient)?, &SoftmaxBackward)?.transpose(axis, last);
+    fused().map(Some).or_backend(op)
+}
+
+struct SoftmaxBackward;
+
+impl CpuPairKernel for SoftmaxBackward {
+    fn outputs<T: CpuFloat>(
+        &self,
+        outputs: (&[T], &Layout),
+        gradients: (&[T], &Layout),
+    ) -> candle_core::Result<Vec<T>> {
+        let op = "softmax_backward";
+        let (y, g, width) = (contiguous_slice(op, outputs)?, contiguous_slice(op, gradients)?, last_size(outputs.1));
+        // SAFETY: `softmax_backward_row` writes every output of the row (NaN for rows of other lengths).
+        unsafe {
+            written_in_rows(op, (y.len(), width), |rows, outputs| match (y.get(rows.clone()), g.get(rows)) {
+                (Some(y), Some(g)) => softmax_backward_row(y, g, outputs),
+                _ => all_nan::<T, _>(outputs),
+            })
+        }
+    }
+}
+
+impl CustomOp2 for SoftmaxBackward {
+    fn name(&self) -> &'static str {
+        "softmax_backward"
+    }
+
+    fn cpu_fwd(
+        &self,
+        outputs: &CpuStorage,
+        layout: &Layout,
+        gradients: &CpuStorage,
+        gradient_layout: &Layout,
+    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
+        Ok((self.storage((outputs, layout), (gradients, gradient_layout))?, layout.shape().clone()))
+    }
+}
+
+/// `layer_norm_backward` on a CPU tensor of `f32` or `f64`: the ndarray backend's row kernel
+/// (`kernels::reduce::layer_norm_backward_row`), so both CPU backends give the same bits. `eps` is rounded to the
+/// dtype first, as a scalar operand is everywhere. `None` elsewhere, which takes the composed default.
+pub(super) fn fused_layer_norm_backward(
+    tensor: &Tensor,
+    gamma: &Tensor,
+    gradient: &Tensor,
+    eps: f64,
+) -> Result<Option<Tensor>> {
+    let op = "layer_norm_backward";
+    let (input, gamma_of) = ((shape_of(tensor), float_dtype(op, tensor)?), (shape_of(gamma), float_dtype(op, gamma)?));
+    layer_norm_axis(op, (&input.0, input.1), (&gamma_of.0, gamma_of.1), (&gamma_of.0, gamma_of.1))?;
+    check_gradient_operand(op, (&input.0, input.1), (&shape_of(gradient), float_dtype(op, gradient)?))?;
+    check_same_device(op, tensor, gamma)?;
+    check_same_device(op, tensor, gradient)?;
+    if !runs_cpu_kernels(tensor) {
+        return Ok(None);
+    }
+    check_output_like(op, tensor)?;
+    if tensor.elem_count() == 0 {
+        return Ok(Some(tensor.clone()));
+    }
+    let eps = scalar_for(tensor, eps);
+    let fused = || {
+        let (gamma, gradient) = (gamma.contiguous()?, gradient.contiguous()?);
+        tensor.contiguous()?.apply_op3_no_bwd(&gamma, &gradient, &LayerNormBackward { eps })
+    };
+    fused().map(Some).or_backend(op)
+}
+
+/// A CPU operand of a custom op: its storage's elements and its layout.
+type CpuOperand<'a, T> = (&'a [T], &'a Layout);
+
+struct LayerNormBackward {
+    /// Already rounded to the tensor's dtype.
+    eps: f64,
+}
+
+impl LayerNormBackward {
+    fn outputs<T: CpuFloat>(
+        &self,
+        (x, gamma, g): (CpuOperand<'_, T>, CpuOperand<'_, T>, CpuOperand<'_, T>),
+    ) -> candle_core::Result<Vec<T>> {
+        let op = "layer_norm_backward";
+        let width = last_size(x.1);
+        let (x, gamma, g) = (contiguous_slice(op, x)?, contiguous_slice(op, gamma)?, contiguous_slice(op, g)?);
+        let eps = T::from(self.eps).unwrap_or_else(T::nan);
+        // SAFETY: `layer_norm_backward_row` writes every output of the row (NaN for rows of other lengths).
+        unsafe {
+            written_in_rows(op, (x.len(), width), |rows, outputs| match (x.get(rows.clone()), g.get(rows)) {
+                (Some(x), Some(g)) => layer_norm_backward_row((x, g, gamma), eps, outputs),
+                _ => all_nan::<T, _>(outputs),
+            })
+        }
+    }
+}
+
+impl CustomOp3 for LayerNormBackward {
+    fn name(&self) -> &'static str {
+        "layer_norm_backward"
+    }
+
+    fn cpu_fwd(
+        &self,
+        values: &CpuStorage,
+        layout: &Layout,
+        gamma: &CpuStorage,
+        gamma_layout: &Layout,
+        gradients: &CpuStorage,
+        gradient_layout: &Layout,
+    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
+        let outputs = match (values, gamma, gradients) {
+            (CpuStorage::F32(x), CpuStorage::F32(c), CpuStorage::F32(g)) => {
+                CpuStorage::F32(self.outputs(((x, layout), (c, gamma_layout), (g, gradient_layout)))?)
+            }
+            (CpuStorage::F64(x), CpuStorage::F64(c), CpuStorage::F64(g)) => {
+                CpuStorage::F64(self.outputs(((x, layout), (c, gamma_layout), (g, gradient_layout)))?)
+            }
+            (other, ..) => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
+        };
+        Ok((outputs, layout.shape().clone()))
+    }
+}
+
+/// The size of a layout's last axis: the width of its rows (1 for a scalar).
+fn last_size(layout: &Layout) -> usize {
+    layout.dims().last().copied().unwrap_or(1)
+}
+
+/// `len` outputs written a `width`-long row at a time by `write(rows, outputs)`, `rows` being the row's range of
+/// indices, in memory not cleared first; rows across threads when there are many.
+///
+/// # Safety
+///
+/// `write` writes every element of each row it is handed.
+unsafe fn written_in_rows<T: Send>(
+    op: &'static str,
+    (len, width): (usize, usize),
+    write: impl Fn(Range<usize>, &mut [MaybeUninit<T>]) + Sync + Send,
+) -> candle_core::Result<Vec<T>> {
+    let values = memory::try_vec(op, len).map_err(candle_core::Error::wrap)?;
+    let write = |row: usize, outputs: &mut [MaybeUninit<T>]| {
+        let start = row.saturating_mul(width);
+        write(start..start.saturating_add(width), outputs);
+    };
+    // SAFETY: `write` writes every element of each row, as this function's caller promises.
+    let written = unsafe { parallel::written_in_rows(values, (len, width), Work::Heavy, write) };
+    written.ok_or_else(|| candle_core::Error::Msg(format!("{op}: an output buffer shorter than asked")))
 }
 
 /// `-mean(gather(log_softmax(logits), targets))` from candle's kernels: the same values as the composition. `gather`

@@ -421,6 +421,13 @@ impl Backend for NdArray {
         reduce::softmax(tensor, axis)
     }
 
+    fn softmax_backward(output: &NdArrayTensor, gradient: &NdArrayTensor, axis: usize) -> Result<NdArrayTensor> {
+        match reduce::fused_softmax_backward(output, gradient, axis)? {
+            Some(fused) => Ok(fused),
+            None => crate::backend::defaults::softmax_backward::<Self>(output, gradient, axis),
+        }
+    }
+
     fn cross_entropy(logits: &NdArrayTensor, targets: &NdArrayIntTensor) -> Result<NdArrayTensor> {
         reduce::cross_entropy(logits, targets)
     }
@@ -432,6 +439,15 @@ impl Backend for NdArray {
         eps: f64,
     ) -> Result<NdArrayTensor> {
         reduce::layer_norm(tensor, gamma, beta, eps)
+    }
+
+    fn layer_norm_backward(
+        tensor: &NdArrayTensor,
+        gamma: &NdArrayTensor,
+        gradient: &NdArrayTensor,
+        eps: f64,
+    ) -> Result<NdArrayTensor> {
+        reduce::layer_norm_backward(tensor, gamma, gradient, eps)
     }
 
     fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayIntTensor> {

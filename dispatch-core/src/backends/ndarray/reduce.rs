@@ -2,19 +2,25 @@
 //! generic over the element type. A fold along an axis walks each lane in order, so a lane's result does not depend
 //! on the array's layout.
 
+use std::mem::MaybeUninit;
+use std::ops::Range;
+
 use ndarray::{ArcArrayD, ArrayD, ArrayView1, Axis, Dimension, IxDyn};
 
 use super::buffers;
 use super::index::positions;
 use super::int_bool::NdArrayIntTensor;
-use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, row_major, with_array};
-use crate::backend::defaults::{EMPTY_AXIS, cross_entropy_rows, layer_norm_axis};
+use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, row_major, with_array, with_arrays};
+use crate::backend::defaults::{EMPTY_AXIS, check_gradient_operand, cross_entropy_rows, layer_norm_axis};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernels::reduce::{Normalise, log_sum_exp_of_row, normalise_row, row_max};
+use crate::kernels::all_nan;
+use crate::kernels::reduce::{
+    Normalise, layer_norm_backward_row, log_sum_exp_of_row, normalise_row, row_max, softmax_backward_row,
+};
 use crate::math;
 use crate::memory;
-use crate::parallel::for_each_row;
+use crate::parallel::{self, Work, for_each_row};
 use crate::shape::Shape;
 
 pub(super) fn sum(tensor: &NdArrayTensor) -> NdArrayTensor {
@@ -97,6 +103,84 @@ fn normalised_lanes(op: &'static str, tensor: &NdArrayTensor, axis: usize, which
         output.swap_axes(axis, last);
         Ok(NdArrayTensor::output(tensor.dtype(), output))
     })
+}
+
+/// `softmax_backward` a lane at a time (`kernels::reduce::softmax_backward_row`) along the last axis, the half dtypes
+/// in `f32` and rounded once; `None` for another axis, which takes the composed default.
+pub(super) fn fused_softmax_backward(
+    output: &NdArrayTensor,
+    gradient: &NdArrayTensor,
+    axis: usize,
+) -> Result<Option<NdArrayTensor>> {
+    let op = "softmax_backward";
+    let shape = output.shape();
+    check_gradient_operand(op, (&shape, output.dtype()), (&gradient.shape(), gradient.dtype()))?;
+    shape.check_axis(op, axis)?;
+    if axis + 1 != shape.rank() {
+        return Ok(None);
+    }
+    with_arrays!(op, output, gradient, |y, g| {
+        let (y, g) = (row_major(op, y.view())?, row_major(op, g.view())?);
+        // SAFETY: `softmax_backward_row` writes every output of the row (NaN for rows of other lengths).
+        let values = unsafe {
+            written_in_rows::<E>(op, &shape, |rows, outputs| match (y.get(rows.clone()), g.get(rows)) {
+                (Some(y), Some(g)) => softmax_backward_row(y, g, outputs),
+                _ => all_nan::<E, _>(outputs),
+            })?
+        };
+        Ok(Some(NdArrayTensor::output(output.dtype(), values)))
+    })
+}
+
+/// `layer_norm_backward` a row at a time (`kernels::reduce::layer_norm_backward_row`), the half dtypes in `f32` and
+/// rounded once. `eps` is rounded to the dtype first, as a scalar operand is everywhere.
+pub(super) fn layer_norm_backward(
+    tensor: &NdArrayTensor,
+    gamma: &NdArrayTensor,
+    gradient: &NdArrayTensor,
+    eps: f64,
+) -> Result<NdArrayTensor> {
+    let op = "layer_norm_backward";
+    let (input, gamma_of) = ((tensor.shape(), tensor.dtype()), (gamma.shape(), gamma.dtype()));
+    layer_norm_axis(op, (&input.0, input.1), (&gamma_of.0, gamma_of.1), (&gamma_of.0, gamma_of.1))?;
+    check_gradient_operand(op, (&input.0, input.1), (&gradient.shape(), gradient.dtype()))?;
+    let eps = tensor.scalar(eps);
+    with_arrays!(op, tensor, gradient, |x, g| {
+        let gamma = parameter::<E>(op, gamma, input.1)?;
+        let (x, g, gamma) = (row_major(op, x.view())?, row_major(op, g.view())?, row_major(op, gamma.view())?);
+        let eps = E::of_f64(eps);
+        // SAFETY: `layer_norm_backward_row` writes every output of the row (NaN for rows of other lengths).
+        let values = unsafe {
+            written_in_rows::<E>(op, &input.0, |rows, outputs| match (x.get(rows.clone()), g.get(rows)) {
+                (Some(x), Some(g)) => layer_norm_backward_row((x, g, &gamma), eps, outputs),
+                _ => all_nan::<E, _>(outputs),
+            })?
+        };
+        Ok(NdArrayTensor::output(tensor.dtype(), values))
+    })
+}
+
+/// A row-major array of `shape` in a kept buffer (or a fresh one), written a row of its last axis at a time by
+/// `write(rows, outputs)`, `rows` being the row's range of indices; rows across threads when there are many.
+///
+/// # Safety
+///
+/// `write` writes every element of each row it is handed.
+unsafe fn written_in_rows<E: Element>(
+    op: &'static str,
+    shape: &Shape,
+    write: impl Fn(Range<usize>, &mut [MaybeUninit<E>]) + Sync + Send,
+) -> Result<ArrayD<E>> {
+    check_output::<E>(op, shape.num_elements())?;
+    let (len, width) = (shape.num_elements(), shape.dims().last().copied().unwrap_or(1));
+    let write = |row: usize, outputs: &mut [MaybeUninit<E>]| {
+        let start = row.saturating_mul(width);
+        write(start..start.saturating_add(width), outputs);
+    };
+    // SAFETY: `write` writes every element of each row, as this function's caller promises.
+    let values = unsafe { parallel::written_in_rows(buffers::buffer(len), (len, width), Work::Heavy, write) }
+        .ok_or_else(|| Error::backend("ndarray", op, "an output buffer shorter than asked"))?;
+    ArrayD::from_shape_vec(IxDyn(shape.dims()), values).map_err(|error| ndarray_error(op, error))
 }
 
 /// One pass per row: the target's log-probability, `(x[target] - max) - log Σ exp(x - max)`, the very value

@@ -295,6 +295,8 @@ fn split_ops_values() -> Vec<Vec<u32>> {
         bits(NdArray::softmax(&x, 2)),
         bits(NdArray::log_softmax(&x, 1)),
         bits(NdArray::layer_norm(&x, &gamma, &beta, 1e-5)),
+        bits(NdArray::softmax_backward(&x, &y, 2)),
+        bits(NdArray::layer_norm_backward(&x, &gamma, &y, 1e-5)),
         bits(NdArray::mask_fill(&x, &mask, -1.5)),
         bits(NdArray::mask_where(&mask, &x, &permuted)),
         bits(NdArray::matmul(&queries, &keys)),
@@ -347,4 +349,37 @@ fn element_wise_ops_give_the_same_bits_in_every_layout() {
         let filled = expected.iter().filter(|&&value| value == (-1.5f32).to_bits()).count();
         assert!(filled > 0 && filled < expected.len(), "mask {mask_dims:?}: {filled} filled");
     }
+}
+
+/// The fused backward kernels against the composed defaults they replace, within rounding: their sums add in another
+/// order, and both compute the half dtypes in `f32`, rounding once.
+#[test]
+fn fused_backward_ops_agree_with_their_composed_defaults() {
+    use crate::backend::defaults;
+    use crate::dtype::DType;
+    for (dtype, tolerance) in [(DType::F32, 1e-5), (DType::F64, 1e-13), (DType::F16, 2e-3), (DType::BF16, 1.6e-2)] {
+        let of = |dims: &[usize], seed: f32| NdArray::cast(&varied(dims, seed), dtype).unwrap();
+        let (x, gradient, gamma) = (of(&[3, 5, 70], 0.0), of(&[3, 5, 70], 1.0), of(&[70], 2.0));
+        let agree = |fused: Result<NdArrayTensor>, composed: Result<NdArrayTensor>, what: &str| {
+            let (fused, composed) = (fused.unwrap().to_f64_vec().unwrap(), composed.unwrap().to_f64_vec().unwrap());
+            let scale = composed.iter().fold(1.0f64, |max, value| max.max(value.abs()));
+            for (index, (a, b)) in fused.iter().zip(&composed).enumerate() {
+                assert!((a - b).abs() <= tolerance * scale, "{dtype} {what}, element {index}: {a} vs {b}");
+            }
+        };
+        for axis in 0..3 {
+            let composed = defaults::softmax_backward::<NdArray>(&x, &gradient, axis);
+            agree(NdArray::softmax_backward(&x, &gradient, axis), composed, &format!("softmax_backward along {axis}"));
+        }
+        let composed = defaults::layer_norm_backward::<NdArray>(&x, &gamma, &gradient, 1e-5);
+        agree(NdArray::layer_norm_backward(&x, &gamma, &gradient, 1e-5), composed, "layer_norm_backward");
+    }
+    let (x, short) = (varied(&[3, 5], 0.0), varied(&[3, 4], 1.0));
+    assert!(matches!(NdArray::softmax_backward(&x, &short, 1), Err(Error::ShapeMismatch { .. })));
+    assert!(matches!(
+        NdArray::layer_norm_backward(&x, &varied(&[5], 2.0), &short, 1e-5),
+        Err(Error::ShapeMismatch { .. })
+    ));
+    let wide = NdArray::cast(&x, DType::F64).unwrap();
+    assert!(matches!(NdArray::softmax_backward(&x, &wide, 1), Err(Error::DTypeMismatch { .. })));
 }

@@ -1,6 +1,6 @@
 //! Reductions: their backward spreads the gradient of each reduced slice back over the slice.
 
-use crate::backend::defaults::{centred_and_deviation, cross_entropy_rows};
+use crate::backend::defaults::cross_entropy_rows;
 use crate::backends::BaseBackend;
 use crate::backends::autodiff::broadcast::{expand_to_shape, reduce_to_shape};
 use crate::backends::autodiff::rules::comparison::ones_where;
@@ -60,16 +60,13 @@ pub fn log_softmax<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Re
     }))
 }
 
-/// For `y = softmax(x)` along `axis`: `dx = y (dy - Σ dy y)`, from the output alone (the composed
-/// `exp(log_softmax(x))` kept two nodes and both their outputs).
+/// For `y = softmax(x)` along `axis`: `dx = y (dy - Σ dy y)`, `B`'s `softmax_backward`, from the output alone (the
+/// composed `exp(log_softmax(x))` kept two nodes and both their outputs).
 pub fn softmax<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result<AutodiffTensor<B>> {
     let output = B::softmax(input.primitive(), axis)?;
     Ok(AutodiffTensor::unary("softmax", input, output, |output| {
         let output = output.clone();
-        move |gradient| {
-            let total = B::sum_dim(&B::mul(&gradient, &output)?, axis)?;
-            B::mul(&output, &B::sub(&gradient, &total)?)
-        }
+        move |gradient| B::softmax_backward(&output, &gradient, axis)
     }))
 }
 
@@ -91,7 +88,8 @@ pub fn cross_entropy<B: BaseBackend>(logits: &AutodiffTensor<B>, targets: &B::In
 
 /// For `y = x̂ γ + β` with `x̂ = (x - mean) r`, `r = 1 / sqrt(var + eps)` over the last axis: `dβ = Σ dy`, `dγ = Σ
 /// dy x̂` over every row, and `dx = r (g - mean(g) - x̂ mean(g x̂))` with `g = dy γ`, the closed form of the eight
-/// composed ops' chain. Only the input and `γ` are kept; the statistics are computed again from the input.
+/// composed ops' chain (`B`'s `layer_norm_backward`). Only the input and `γ` are kept; the statistics are computed
+/// again from the input, `x̂` by `B`'s `layer_norm` with `γ = 1` and `β = 0` (exact: a product by 1 and a sum with 0).
 pub fn layer_norm<B: BaseBackend>(
     input: &AutodiffTensor<B>,
     gamma: &AutodiffTensor<B>,
@@ -105,18 +103,16 @@ pub fn layer_norm<B: BaseBackend>(
         let (x_tracked, gamma_tracked, beta_tracked) = (tracked[0], tracked[1], tracked[2]);
         let width_shape = B::shape(&g);
         move |gradient| {
-            let axis = B::shape(&x).rank() - 1;
-            let (centred, deviation) = centred_and_deviation::<B>(&x, axis, eps)?;
-            let reciprocal = B::recip(&deviation)?;
-            let normalised = B::mul(&centred, &reciprocal)?;
-            let input_gradient = gradient_if(x_tracked, || {
-                let scaled = B::mul(&gradient, &g)?;
-                let along = B::mul(&normalised, &B::mean_dim(&B::mul(&scaled, &normalised)?, axis)?)?;
-                let deviation = B::sub(&B::sub(&scaled, &B::mean_dim(&scaled, axis)?)?, &along)?;
-                B::mul(&deviation, &reciprocal)
+            let input_gradient = gradient_if(x_tracked, || B::layer_norm_backward(&x, &g, &gradient, eps))?;
+            let gamma_gradient = gradient_if(gamma_tracked, || {
+                let (dtype, device) = (B::dtype(&x), B::device(&x));
+                let (ones, zeros) = (
+                    B::full(width_shape.clone(), 1.0, dtype, &device)?,
+                    B::full(width_shape.clone(), 0.0, dtype, &device)?,
+                );
+                let normalised = B::layer_norm(&x, &ones, &zeros, eps)?;
+                reduce_to_shape::<B>(B::mul(&gradient, &normalised)?, &width_shape)
             })?;
-            let gamma_gradient =
-                gradient_if(gamma_tracked, || reduce_to_shape::<B>(B::mul(&gradient, &normalised)?, &width_shape))?;
             let beta_gradient = gradient_if(beta_tracked, || reduce_to_shape::<B>(gradient.clone(), &width_shape))?;
             Ok(vec![input_gradient, gamma_gradient, beta_gradient])
         }
