@@ -208,7 +208,18 @@ pub(crate) fn for_each_row<E: Send>(values: &mut [E], width: usize, f: impl Fn(&
 /// `f(start, part)` on consecutive parts of `outputs`, `start` being the index of the part's first element: a few
 /// parts a thread when the pass is worth splitting, else the whole slice in one call.
 pub(crate) fn for_each_part<O: Send>(work: Work, outputs: &mut [O], f: impl Fn(usize, &mut [O]) + Sync + Send) {
-    if split(work, outputs.len()) {
+    for_each_part_of(work, outputs.len(), outputs, f);
+}
+
+/// `for_each_part`, for a pass of `work` over `len` elements that writes fewer (a sum of many rows into one): the
+/// pass's length decides whether it is split.
+pub(crate) fn for_each_part_of<O: Send>(
+    work: Work,
+    len: usize,
+    outputs: &mut [O],
+    f: impl Fn(usize, &mut [O]) + Sync + Send,
+) {
+    if split(work, len) {
         // Parts of at least 4096 elements: fewer would cost more to hand out than to compute.
         let part = outputs.len().div_ceil(rayon::current_num_threads().saturating_mul(4)).max(1 << 12);
         outputs.par_chunks_mut(part).enumerate().for_each(|(index, outputs)| f(index.saturating_mul(part), outputs));

@@ -20,7 +20,7 @@ use crate::kernels::reduce::{
 };
 use crate::math;
 use crate::memory;
-use crate::parallel::{self, Work, for_each_row};
+use crate::parallel::{self, Work, for_each_part_of, for_each_row};
 use crate::shape::Shape;
 
 pub(super) fn sum(tensor: &NdArrayTensor) -> NdArrayTensor {
@@ -65,10 +65,15 @@ fn sum_along<E: Element>(op: &'static str, array: &ArcArrayD<E>, axis: usize) ->
         if inner == 1 {
             sums.iter_mut().zip(blocks).for_each(|(sum, lane)| *sum = ArrayView1::from(lane).sum());
         } else {
+            // Columns across threads when the block is large (the batch entries' weight gradients of a layer): each
+            // column's sum is the same wherever it runs.
             for (out, block) in sums.chunks_exact_mut(inner).zip(blocks) {
-                for row in block.chunks_exact(inner) {
-                    out.iter_mut().zip(row).for_each(|(sum, &value)| *sum += value);
-                }
+                for_each_part_of(Work::Light, block.len(), out, |start, part| {
+                    for row in block.chunks_exact(inner) {
+                        let row = row.get(start..).unwrap_or_default();
+                        part.iter_mut().zip(row).for_each(|(sum, &value)| *sum += value);
+                    }
+                });
             }
         }
     }

@@ -295,6 +295,7 @@ fn split_ops_values() -> Vec<Vec<u32>> {
         bits(NdArray::softmax(&x, 2)),
         bits(NdArray::log_softmax(&x, 1)),
         bits(NdArray::layer_norm(&x, &gamma, &beta, 1e-5)),
+        bits(NdArray::sum_dim(&x, 0)),
         bits(NdArray::softmax_backward(&x, &y, 2)),
         bits(NdArray::layer_norm_backward(&x, &gamma, &y, 1e-5)),
         bits(NdArray::mask_fill(&x, &mask, -1.5)),
