@@ -19,6 +19,9 @@ fn linear_and_conv_gradients<B: BaseBackend>(device: &B::Device) -> Result<()> {
     check_gradients::<B>(device, "Linear", &inputs, |x| {
         Linear { weight: x[1].clone(), bias: Some(x[2].clone()) }.forward(&x[0])?.tanh()
     })?;
+    check_gradients::<B>(device, "Linear::forward_outputs", &inputs, |x| {
+        Linear { weight: x[1].clone(), bias: Some(x[2].clone()) }.forward_outputs(&x[0], 1, 3)?.tanh()
+    })?;
     let options = Conv2dOptions { padding: [1, 0], stride: [1, 2], ..Default::default() };
     let inputs =
         [values::<B>(&[2, 2, 4, 5], 4, device), values::<B>(&[3, 2, 3, 2], 5, device), values::<B>(&[3], 6, device)];
@@ -69,6 +72,8 @@ fn layers_compute_what_they_say<B: Backend>(device: &B::Device) {
         |data: &[f64], dims: &[usize]| Tensor::<B>::from_f64_vec(data.to_vec(), dims, DType::F64, device).unwrap();
     let linear = Linear { weight: f64s(&[1.0, 2.0, 3.0, 4.0], &[2, 2]), bias: Some(f64s(&[0.5, -0.5], &[2])) };
     assert_eq!(linear.forward(&f64s(&[1.0, 1.0], &[1, 2])).unwrap().to_f64_vec().unwrap(), [4.5, 5.5]);
+    assert_eq!(linear.forward_outputs(&f64s(&[1.0, 1.0], &[1, 2]), 1, 1).unwrap().to_f64_vec().unwrap(), [5.5]);
+    assert!(linear.forward_outputs(&f64s(&[1.0, 1.0], &[1, 2]), 1, 2).is_err(), "outputs past the layer's");
     let norm = LayerNorm::<B>::new(2, DType::F64, device).unwrap();
     let normed = norm.forward(&f64s(&[1.0, 3.0], &[1, 2])).unwrap().to_f64_vec().unwrap();
     // mean 2, variance 1: (x - 2) / sqrt(1 + 1e-5).

@@ -43,10 +43,10 @@ impl<B: Backend> CausalSelfAttention<B> {
             Error::unexpected_rank("CausalSelfAttention::forward", what, RankRule::Exactly(3), &x.shape())
         })?;
         let (heads, head_width) = (self.heads, width / self.heads.max(1));
-        let qkv = self.qkv.forward(x)?;
-        // [batch, heads, time, head_width] of the queries (0), keys (1) or values (2).
+        // [batch, heads, time, head_width] of the queries (0), keys (1) or values (2), each projected alone.
         let part = |index: usize| {
-            qkv.narrow(2, index * width, width)?.reshape([batch, time, heads, head_width])?.permute([0, 2, 1, 3])
+            let projected = self.qkv.forward_outputs(x, index * width, width)?;
+            projected.reshape([batch, time, heads, head_width])?.permute([0, 2, 1, 3])
         };
         let (queries, keys, values) = (part(0)?, part(1)?, part(2)?);
         let scores = queries.matmul(&keys.swap_dims(2, 3)?)?.mul_scalar(1.0 / (head_width as f64).sqrt())?;

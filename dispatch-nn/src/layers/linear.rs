@@ -38,4 +38,16 @@ impl<B: Backend> Linear<B> {
             None => Ok(y),
         }
     }
+
+    /// The outputs `start..start + len` of [`Linear::forward`] alone, from those columns of the weight and entries of
+    /// the bias. For a layer whose outputs are used in parts (attention's queries, keys and values), the backward
+    /// pass then places each part's gradient into a `[inputs, len]` block of the weight's, where narrowing the whole
+    /// output placed it into a zero tensor of the output's size, one per part, and added them.
+    pub fn forward_outputs(&self, x: &Tensor<B>, start: usize, len: usize) -> Result<Tensor<B>> {
+        let y = x.matmul(&self.weight.narrow(1, start, len)?)?;
+        match &self.bias {
+            Some(bias) => y.add(&bias.narrow(0, start, len)?),
+            None => Ok(y),
+        }
+    }
 }
