@@ -5,7 +5,7 @@ use std::mem::MaybeUninit;
 use std::ops::AddAssign;
 
 use candle_core::backend::BackendStorage;
-use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Layout, Tensor};
+use candle_core::{CpuStorage, CustomOp1, CustomOp2, CustomOp3, DType, Layout, Tensor};
 use num_traits::Float;
 
 use super::error::{OrBackend, dtype_of, float_dtype};
@@ -147,6 +147,35 @@ pub(super) trait CpuPairKernel: CustomOp2 {
                 Ok(CpuStorage::F64(self.outputs((a, lhs_layout), (b, rhs_layout))?))
             }
             (other, _) => Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), CustomOp2::name(self))),
+        }
+    }
+}
+
+/// A CPU operand of a custom op: its storage's elements and its layout.
+pub(super) type CpuOperand<'a, T> = (&'a [T], &'a Layout);
+
+/// `CpuPairKernel` for three operands (`CustomOp3::cpu_fwd`).
+pub(super) trait CpuTripleKernel: CustomOp3 {
+    /// The output's elements from the operands' elements and layouts.
+    fn outputs<T: CpuFloat>(
+        &self,
+        operands: (CpuOperand<'_, T>, CpuOperand<'_, T>, CpuOperand<'_, T>),
+    ) -> candle_core::Result<Vec<T>>;
+
+    fn storage(
+        &self,
+        (first, first_layout): (&CpuStorage, &Layout),
+        (second, second_layout): (&CpuStorage, &Layout),
+        (third, third_layout): (&CpuStorage, &Layout),
+    ) -> candle_core::Result<CpuStorage> {
+        match (first, second, third) {
+            (CpuStorage::F32(a), CpuStorage::F32(b), CpuStorage::F32(c)) => {
+                Ok(CpuStorage::F32(self.outputs(((a, first_layout), (b, second_layout), (c, third_layout)))?))
+            }
+            (CpuStorage::F64(a), CpuStorage::F64(b), CpuStorage::F64(c)) => {
+                Ok(CpuStorage::F64(self.outputs(((a, first_layout), (b, second_layout), (c, third_layout)))?))
+            }
+            (other, ..) => Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), CustomOp3::name(self))),
         }
     }
 }

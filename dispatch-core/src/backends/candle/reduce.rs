@@ -10,7 +10,8 @@ use num_traits::Float;
 use super::elementwise::BinaryOp::{Add, Div, Mul, Sub};
 use super::elementwise::scalar_for;
 use super::elementwise::{
-    CpuFloat, CpuKernel, CpuPairKernel, Extreme, broadcast_binary, contiguous_slice, runs_cpu_kernels,
+    CpuFloat, CpuKernel, CpuOperand, CpuPairKernel, CpuTripleKernel, Extreme, broadcast_binary, contiguous_slice,
+    runs_cpu_kernels,
 };
 use super::error::{OrBackend, dtype_of, float_dtype};
 use super::index::gather;
@@ -22,7 +23,7 @@ use crate::backend::defaults::{
     EMPTY_AXIS, as_cross_entropy_error, check_gradient_operand, cross_entropy_rows, layer_norm_axis,
 };
 use crate::error::{Error, Result};
-use crate::kernels::reduce::{Normalise, layer_norm_backward_row, normalise_row, softmax_backward_row};
+use crate::kernels::reduce::{Normalise, layer_norm_backward_row, layer_norm_row, normalise_row, softmax_backward_row};
 use crate::kernels::{Kernels, all_nan};
 use crate::memory;
 use crate::parallel::{self, Work, for_each_row};
@@ -247,15 +248,53 @@ pub(super) fn fused_layer_norm_backward(
     fused().map(Some).or_backend(op)
 }
 
-/// A CPU operand of a custom op: its storage's elements and its layout.
-type CpuOperand<'a, T> = (&'a [T], &'a Layout);
+/// `layer_norm` of a contiguous CPU tensor of `f32` or `f64`: the ndarray backend's row kernel
+/// (`kernels::reduce::layer_norm_row`) on each row of a copy, so both CPU backends give the same bits.
+struct LayerNormRows {
+    /// Already rounded to the tensor's dtype.
+    eps: f64,
+}
+
+impl CpuTripleKernel for LayerNormRows {
+    fn outputs<T: CpuFloat>(
+        &self,
+        (x, gamma, beta): (CpuOperand<'_, T>, CpuOperand<'_, T>, CpuOperand<'_, T>),
+    ) -> candle_core::Result<Vec<T>> {
+        let op = "layer_norm";
+        let width = last_size(x.1);
+        let (x, gamma, beta) = (contiguous_slice(op, x)?, contiguous_slice(op, gamma)?, contiguous_slice(op, beta)?);
+        let mut rows = memory::try_vec(op, x.len()).map_err(candle_core::Error::wrap)?;
+        rows.extend_from_slice(x);
+        let eps = T::from(self.eps).unwrap_or_else(T::nan);
+        for_each_row(&mut rows, width, |row| layer_norm_row(row, (gamma, beta), eps));
+        Ok(rows)
+    }
+}
+
+impl CustomOp3 for LayerNormRows {
+    fn name(&self) -> &'static str {
+        "layer_norm"
+    }
+
+    fn cpu_fwd(
+        &self,
+        values: &CpuStorage,
+        layout: &Layout,
+        gamma: &CpuStorage,
+        gamma_layout: &Layout,
+        beta: &CpuStorage,
+        beta_layout: &Layout,
+    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
+        Ok((self.storage((values, layout), (gamma, gamma_layout), (beta, beta_layout))?, layout.shape().clone()))
+    }
+}
 
 struct LayerNormBackward {
     /// Already rounded to the tensor's dtype.
     eps: f64,
 }
 
-impl LayerNormBackward {
+impl CpuTripleKernel for LayerNormBackward {
     fn outputs<T: CpuFloat>(
         &self,
         (x, gamma, g): (CpuOperand<'_, T>, CpuOperand<'_, T>, CpuOperand<'_, T>),
@@ -288,16 +327,8 @@ impl CustomOp3 for LayerNormBackward {
         gradients: &CpuStorage,
         gradient_layout: &Layout,
     ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        let outputs = match (values, gamma, gradients) {
-            (CpuStorage::F32(x), CpuStorage::F32(c), CpuStorage::F32(g)) => {
-                CpuStorage::F32(self.outputs(((x, layout), (c, gamma_layout), (g, gradient_layout)))?)
-            }
-            (CpuStorage::F64(x), CpuStorage::F64(c), CpuStorage::F64(g)) => {
-                CpuStorage::F64(self.outputs(((x, layout), (c, gamma_layout), (g, gradient_layout)))?)
-            }
-            (other, ..) => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
-        };
-        Ok((outputs, layout.shape().clone()))
+        let operands = self.storage((values, layout), (gamma, gamma_layout), (gradients, gradient_layout))?;
+        Ok((operands, layout.shape().clone()))
     }
 }
 
@@ -339,9 +370,10 @@ pub(super) fn cross_entropy(logits: &Tensor, targets: &Tensor) -> Result<Tensor>
     mean(&picked)?.neg().or_backend(op)
 }
 
-/// Normalised over the last axis in the tensor's dtype, or in f32 for F16 and BF16 and rounded once at the end, as
-/// the ndarray backend does: candle-core has no fused kernel for it (candle-nn's records no backward, and this one
-/// needs none: `Autodiff` has the rule).
+/// Normalised over the last axis: a CPU tensor of `f32` or `f64` by the ndarray backend's row kernel
+/// (`kernels::reduce::layer_norm_row`), so both CPU backends give the same bits; another by candle's ops, in the
+/// tensor's dtype, or in f32 for F16 and BF16 and rounded once at the end, as the ndarray backend does. candle-core
+/// has no fused kernel for it (candle-nn's records no backward, and this one needs none: `Autodiff` has the rule).
 pub(super) fn layer_norm(tensor: &Tensor, gamma: &Tensor, beta: &Tensor, eps: f64) -> Result<Tensor> {
     let op = "layer_norm";
     let of =
@@ -361,6 +393,13 @@ pub(super) fn layer_norm(tensor: &Tensor, gamma: &Tensor, beta: &Tensor, eps: f6
         return Ok(empty);
     }
     let eps = scalar_for(tensor, eps);
+    if runs_cpu_kernels(tensor) {
+        let rows = || {
+            let (gamma, beta) = (gamma.contiguous()?, beta.contiguous()?);
+            tensor.contiguous()?.apply_op3_no_bwd(&gamma, &beta, &LayerNormRows { eps })
+        };
+        return rows().or_backend(op);
+    }
     let normalised = || {
         let x = tensor.to_dtype(exact)?;
         let centred = broadcast_binary(Sub, &x, &x.mean_keepdim(axis)?)?;

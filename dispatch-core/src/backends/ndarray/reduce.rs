@@ -16,7 +16,8 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::all_nan;
 use crate::kernels::reduce::{
-    Normalise, layer_norm_backward_row, log_sum_exp_of_row, normalise_row, row_max, softmax_backward_row,
+    Normalise, layer_norm_backward_row, layer_norm_row, log_sum_exp_of_row, normalise_row, row_max,
+    softmax_backward_row,
 };
 use crate::math;
 use crate::memory;
@@ -216,12 +217,9 @@ fn picked_log_probability<E: Element>(row: &[E], target: usize) -> E {
     (picked - max) - log_sum_exp_of_row(row, max)
 }
 
-/// Each row of the last axis normalised in one sweep over a row-major copy: its mean, its variance about that mean
-/// (two passes over the row, which is in cache, rather than the less accurate `E[x²] - E[x]²`), then the output
-/// written in place. The centred value is divided by the deviation, as the default and candle's kernel do: a
-/// multiplication by its reciprocal rounds differently in most entries, and training carries that from step to step
-/// (the main job's devices drifted 1.1e-2 apart by step 285 with it, 9e-6 without). `eps` is rounded to the
-/// tensor's dtype first, as a scalar operand is everywhere.
+/// Each row of the last axis normalised in place on a row-major copy (`kernels::reduce::layer_norm_row`, the kernel
+/// candle's CPU tensors run too); rows across threads when there are many. `eps` is rounded to the tensor's dtype
+/// first, as a scalar operand is everywhere.
 pub(super) fn layer_norm(
     tensor: &NdArrayTensor,
     gamma: &NdArrayTensor,
@@ -238,8 +236,9 @@ pub(super) fn layer_norm(
         let (gamma, beta) = (parameter::<E>(op, gamma, input.1)?, parameter::<E>(op, beta, input.1)?);
         let (gamma, beta) = (row_major(op, gamma.view())?, row_major(op, beta.view())?);
         let mut output = buffers::row_major_copy(array.view()).map_err(|error| ndarray_error(op, error))?;
-        if let (Some(values), true) = (output.as_slice_mut(), width > 0) {
-            normalise_rows::<E>(values, width, &gamma, &beta, E::of_f64(eps));
+        if let Some(values) = output.as_slice_mut() {
+            let eps = E::of_f64(eps);
+            for_each_row(values, width, |row| layer_norm_row(row, (&gamma, &beta), eps));
         }
         Ok(NdArrayTensor::output(tensor.dtype(), output))
     })
@@ -248,19 +247,6 @@ pub(super) fn layer_norm(
 /// The array of a parameter of `layer_norm`, of the input's dtype `dtype` (as `layer_norm_axis` checked).
 fn parameter<'a, E: Element>(op: &'static str, tensor: &'a NdArrayTensor, dtype: DType) -> Result<&'a ArcArrayD<E>> {
     E::stored(tensor.values()).ok_or(Error::DTypeMismatch { op, lhs: dtype, rhs: tensor.dtype() })
-}
-
-/// `layer_norm` of each `width`-long row of `values`, in place; rows across threads when there are many.
-fn normalise_rows<E: Element>(values: &mut [E], width: usize, gamma: &[E], beta: &[E], eps: E) {
-    let count = E::of_f64(width as f64);
-    for_each_row(values, width, |row| {
-        let mean = row.iter().fold(E::zero(), |sum, &x| sum + x) / count;
-        let variance = row.iter().fold(E::zero(), |sum, &x| sum + (x - mean) * (x - mean)) / count;
-        let deviation = (variance + eps).sqrt();
-        for ((x, &scale), &shift) in row.iter_mut().zip(gamma).zip(beta) {
-            *x = (*x - mean) / deviation * scale + shift;
-        }
-    });
 }
 
 pub(super) fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayIntTensor> {
