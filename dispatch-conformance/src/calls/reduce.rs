@@ -133,6 +133,16 @@ pub fn layer_norm_backward<B: Backend>(o: &Operands<B>) -> Floats<B> {
     ]
 }
 
+/// The gradients of `layer_norm` by its parameters at `cube` and at `fine`, given the other as the output's gradient;
+/// a gradient of another shape is an error.
+pub fn layer_norm_parameter_gradients<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    vec![
+        B::layer_norm_parameter_gradients(&o.cube, &o.fine, 1e-5),
+        B::layer_norm_parameter_gradients(&o.fine, &o.cube, 0.5),
+        B::layer_norm_parameter_gradients(&o.cube, &o.row, 1e-5),
+    ]
+}
+
 /// Over the last axis (4) of `cube` and of `fine`, scaled and shifted by `row`; parameters of another length than
 /// the last axis are an error.
 pub fn layer_norm<B: Backend>(o: &Operands<B>) -> Floats<B> {

@@ -8,9 +8,13 @@
 //! or the thread that runs it.
 
 use num_traits::Float;
+use rayon::prelude::*;
 
 use super::{Kernels, Slot, all_nan, map_in_place, map_slice};
-use crate::parallel::Work;
+
+use crate::error::Result;
+use crate::memory;
+use crate::parallel::{self, Work};
 
 /// How many partial results a row is folded into.
 const PARTS: usize = 8;
@@ -128,6 +132,61 @@ pub(crate) fn layer_norm_backward_row<T: Float, O: Slot<T>>(
     let mean_along = sum_of((x, g, gamma), |x, g, gamma| g * gamma * normalised(x)) * scale;
     for (((output, &x), &g), &gamma) in outputs.iter_mut().zip(x).zip(g).zip(gamma) {
         output.put(((g * gamma - mean_scaled) - normalised(x) * mean_along) * reciprocal);
+    }
+}
+
+/// Rows a group of `layer_norm_parameter_sums` adds in order, before the groups' sums are added in order: a fixed
+/// split, so the values do not depend on the threads.
+const PARAMETER_GROUP_ROWS: usize = 64;
+
+/// `[Σ g x̂, Σ g]` over the `width`-long rows of `x` and `g` (the gradients of layer norm by `γ` and by `β`), as
+/// `2 * width` values, `x̂` each row normalised as `layer_norm_row` does: rows in groups of 64, groups across threads
+/// when there are many. Rows of `x` and `g` past the shorter one's are left out.
+pub(crate) fn layer_norm_parameter_sums<T: Float + Send + Sync>(
+    op: &'static str,
+    (x, g): (&[T], &[T]),
+    width: usize,
+    eps: T,
+) -> Result<Vec<T>> {
+    let group_rows = |group: usize| {
+        let start = group.saturating_mul(PARAMETER_GROUP_ROWS).saturating_mul(width);
+        let (x, g) = (x.get(start..).unwrap_or_default(), g.get(start..).unwrap_or_default());
+        x.chunks_exact(width.max(1)).zip(g.chunks_exact(width.max(1))).take(PARAMETER_GROUP_ROWS)
+    };
+    let rows = x.len().min(g.len()).checked_div(width).unwrap_or(0);
+    let groups = rows.div_ceil(PARAMETER_GROUP_ROWS);
+    let mut partial = memory::try_filled(op, groups.saturating_mul(2 * width), T::zero())?;
+    let add_group = |(group, sums): (usize, &mut [T])| {
+        for (x, g) in group_rows(group) {
+            add_parameter_terms(x, g, eps, sums);
+        }
+    };
+    if width > 0 {
+        if parallel::split(Work::Heavy, x.len()) {
+            partial.par_chunks_exact_mut(2 * width).enumerate().for_each(add_group);
+        } else {
+            partial.chunks_exact_mut(2 * width).enumerate().for_each(add_group);
+        }
+    }
+    let mut sums = memory::try_filled(op, 2 * width, T::zero())?;
+    for group in partial.chunks_exact(2 * width.max(1)) {
+        sums.iter_mut().zip(group).for_each(|(sum, &value)| *sum = *sum + value);
+    }
+    Ok(sums)
+}
+
+/// Adds one row's terms to `sums`: `g x̂` to its first half, `g` to its second.
+fn add_parameter_terms<T: Float>(x: &[T], g: &[T], eps: T, sums: &mut [T]) {
+    let Some(count) = T::from(x.len()) else { return };
+    let mean = sum_of((x, x, x), |x, _, _| x) / count;
+    let variance = sum_of((x, x, x), |x, _, _| (x - mean) * (x - mean)) / count;
+    let deviation = (variance + eps).sqrt();
+    let (by_gamma, by_beta) = sums.split_at_mut(x.len().min(sums.len()));
+    for ((sum, &x), &g) in by_gamma.iter_mut().zip(x).zip(g) {
+        *sum = *sum + g * ((x - mean) / deviation);
+    }
+    for (sum, &g) in by_beta.iter_mut().zip(g) {
+        *sum = *sum + g;
     }
 }
 
@@ -296,5 +355,26 @@ mod tests {
         let mut short = [1.0f32, 2.0];
         layer_norm_row(&mut short, (&[1.0], &[0.0, 0.0]), 1e-5);
         assert!(short.iter().all(|x| x.is_nan()));
+    }
+
+    #[test]
+    fn the_parameter_sums_are_their_closed_forms_over_several_groups() {
+        let (width, rows) = (9, 150);
+        let x: Vec<f64> = (0..width * rows).map(|i| ((i as f64) * 0.377).sin() * 3.0).collect();
+        let g: Vec<f64> = (0..width * rows).map(|i| ((i as f64) * 0.211).cos()).collect();
+        let sums = layer_norm_parameter_sums("test", (&x, &g), width, 1e-5).unwrap();
+        let mut exact = vec![0.0; 2 * width];
+        for (x, g) in x.chunks(width).zip(g.chunks(width)) {
+            let mean = x.iter().sum::<f64>() / width as f64;
+            let deviation = (x.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / width as f64 + 1e-5).sqrt();
+            for j in 0..width {
+                exact[j] += g[j] * (x[j] - mean) / deviation;
+                exact[width + j] += g[j];
+            }
+        }
+        for (got, exact) in sums.iter().zip(&exact) {
+            assert!((got - exact).abs() <= 1e-12 * (1.0 + exact.abs()), "{got} vs {exact}");
+        }
+        assert_eq!(layer_norm_parameter_sums("test", (&x, &g), 0, 1e-5).unwrap(), Vec::<f64>::new());
     }
 }

@@ -54,6 +54,13 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::layer_norm_backward(&self.primitive, &gamma.primitive, &gradient.primitive, eps))
     }
 
+    /// The gradients of [`Tensor::layer_norm`] by `gamma` and `beta` at the input `self`, given the gradient of the
+    /// output, as the rows of one `[2, width]` tensor, in one op where the backend fuses it (as `layer_norm`'s
+    /// backward rule uses it).
+    pub fn layer_norm_parameter_gradients(&self, gradient: &Self, eps: f64) -> Result<Self> {
+        Self::wrap(B::layer_norm_parameter_gradients(&self.primitive, &gradient.primitive, eps))
+    }
+
     /// The mean cross-entropy of these logits (`[rows, classes]`) against int class ids `targets` (`[rows]`):
     /// `-mean(log_softmax(self)[row, target])`, shape `[1]`. A target outside `0..classes` is an `Err`.
     pub fn cross_entropy(&self, targets: &IntTensor<B>) -> Result<Self> {

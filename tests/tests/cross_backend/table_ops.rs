@@ -70,7 +70,7 @@ impl Step {
                 ReduceDim::Var(_) => &["var_dim"],
             },
             Step::LayerNorm { current_as: LayerNormArgument::Input, .. } => &["layer_norm", "layer_norm_backward"],
-            Step::LayerNorm { .. } => &["layer_norm"],
+            Step::LayerNorm { .. } => &["layer_norm", "layer_norm_parameter_gradients"],
             Step::CrossEntropy { .. } => &["cross_entropy"],
             Step::Matmul { .. } => &["matmul"],
             Step::Reshape(_) => &["reshape"],

@@ -174,6 +174,36 @@ pub fn layer_norm_backward<B: Backend>(
     })
 }
 
+/// `[Σ gradient x̂, Σ gradient]` over every axis but the last, as a `[2, width]` tensor, through the backend's own ops
+/// (in `F32` for the half dtypes), `x̂` as `layer_norm`'s default computes it: what `layer_norm`'s backward rule
+/// computes for `gamma` and `beta`.
+pub fn layer_norm_parameter_gradients<B: Backend>(
+    tensor: &B::FloatTensor,
+    gradient: &B::FloatTensor,
+    eps: f64,
+) -> Result<B::FloatTensor> {
+    let op = "layer_norm_parameter_gradients";
+    let shape = B::shape(tensor);
+    check_gradient_operand(op, (&shape, B::dtype(tensor)), (&B::shape(gradient), B::dtype(gradient)))?;
+    let Some(&width) = shape.dims().last() else {
+        return Err(Error::unexpected_rank(op, "an input", RankRule::AtLeast(1), &shape));
+    };
+    in_at_least_f32::<B, 2>(op, [tensor, gradient], |[tensor, gradient]| {
+        let axis = shape.rank() - 1;
+        let (centred, deviation) = centred_and_deviation::<B>(tensor, axis, eps)?;
+        let normalised = B::div(&centred, &deviation)?;
+        // Summed over the leading axes one at a time, as a broadcast operand's gradient is.
+        let over_rows = |values: B::FloatTensor| -> Result<B::FloatTensor> {
+            let mut sums = values;
+            for leading in 0..axis {
+                sums = B::sum_dim(&sums, leading)?;
+            }
+            B::reshape(&sums, Shape::new([1, width]))
+        };
+        B::cat(&[over_rows(B::mul(gradient, &normalised)?)?, over_rows(gradient.clone())?], 0)
+    })
+}
+
 /// `x - mean` and `sqrt(var + eps)` along `axis`, through the backend's own ops: what `layer_norm`'s default and its
 /// backward rule both compute from the input.
 pub(crate) fn centred_and_deviation<B: Backend>(

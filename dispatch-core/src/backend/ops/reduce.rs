@@ -60,6 +60,13 @@ macro_rules! __ops_reduce {
             /// op where a backend fuses it.
             fn layer_norm_backward(tensor: Float, gamma: Float, gradient: Float, eps: f64) -> Float =
                 layer_norm_backward, composed;
+            /// The gradients of `layer_norm` by `gamma` and by `beta`, given the gradient of the output (of the
+            /// tensor's shape and dtype), as the rows of one `[2, width]` tensor: `Σ gradient x̂` and `Σ gradient`
+            /// over every axis but the last, with `x̂` the normalised input. By default composed from the ops of
+            /// `layer_norm`'s default, `sum_dim` and `cat`: what `layer_norm`'s backward rule computes for its
+            /// parameters, in one op where a backend fuses it.
+            fn layer_norm_parameter_gradients(tensor: Float, gradient: Float, eps: f64) -> Float =
+                layer_norm_parameter_gradients, composed;
             /// The index of the largest entry along `axis` (the first one on ties), as an int tensor keeping the
             /// axis with size 1; an empty axis is an `Err`.
             fn argmax(tensor: Float, axis: usize) -> Int, forwarded;

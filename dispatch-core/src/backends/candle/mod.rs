@@ -280,6 +280,13 @@ impl Backend for Candle {
         }
     }
 
+    fn layer_norm_parameter_gradients(tensor: &Tensor, gradient: &Tensor, eps: f64) -> Result<Tensor> {
+        match reduce::fused_layer_norm_parameter_gradients(tensor, gradient, eps)? {
+            Some(fused) => Ok(fused),
+            None => defaults::layer_norm_parameter_gradients::<Self>(tensor, gradient, eps),
+        }
+    }
+
     fn max_dim(tensor: &Tensor, axis: usize) -> Result<Tensor> {
         reduce::extreme_dim("max_dim", Extreme::Max, tensor, axis)
     }

@@ -23,7 +23,9 @@ use crate::backend::defaults::{
     EMPTY_AXIS, as_cross_entropy_error, check_gradient_operand, cross_entropy_rows, layer_norm_axis,
 };
 use crate::error::{Error, Result};
-use crate::kernels::reduce::{Normalise, layer_norm_backward_row, layer_norm_row, normalise_row, softmax_backward_row};
+use crate::kernels::reduce::{
+    Normalise, layer_norm_backward_row, layer_norm_parameter_sums, layer_norm_row, normalise_row, softmax_backward_row,
+};
 use crate::kernels::{Kernels, all_nan};
 use crate::memory;
 use crate::parallel::{self, Work, for_each_row};
@@ -246,6 +248,62 @@ pub(super) fn fused_layer_norm_backward(
         tensor.contiguous()?.apply_op3_no_bwd(&gamma, &gradient, &LayerNormBackward { eps })
     };
     fused().map(Some).or_backend(op)
+}
+
+/// `layer_norm_parameter_gradients` on a CPU tensor of `f32` or `f64`: the ndarray backend's kernel
+/// (`kernels::reduce::layer_norm_parameter_sums`), so both CPU backends give the same bits. `eps` is rounded to the
+/// dtype first, as a scalar operand is everywhere. `None` elsewhere, which takes the composed default.
+pub(super) fn fused_layer_norm_parameter_gradients(
+    tensor: &Tensor,
+    gradient: &Tensor,
+    eps: f64,
+) -> Result<Option<Tensor>> {
+    let op = "layer_norm_parameter_gradients";
+    let shape = shape_of(tensor);
+    check_gradient_operand(op, (&shape, float_dtype(op, tensor)?), (&shape_of(gradient), float_dtype(op, gradient)?))?;
+    check_same_device(op, tensor, gradient)?;
+    if !runs_cpu_kernels(tensor) || tensor.rank() == 0 {
+        return Ok(None);
+    }
+    let eps = scalar_for(tensor, eps);
+    let fused = || tensor.contiguous()?.apply_op2_no_bwd(&gradient.contiguous()?, &LayerNormParameterGradients { eps });
+    fused().map(Some).or_backend(op)
+}
+
+struct LayerNormParameterGradients {
+    /// Already rounded to the tensor's dtype.
+    eps: f64,
+}
+
+impl CpuPairKernel for LayerNormParameterGradients {
+    fn outputs<T: CpuFloat>(
+        &self,
+        values: CpuOperand<'_, T>,
+        gradients: CpuOperand<'_, T>,
+    ) -> candle_core::Result<Vec<T>> {
+        let op = "layer_norm_parameter_gradients";
+        let width = last_size(values.1);
+        let (x, g) = (contiguous_slice(op, values)?, contiguous_slice(op, gradients)?);
+        let eps = T::from(self.eps).unwrap_or_else(T::nan);
+        layer_norm_parameter_sums(op, (x, g), width, eps).map_err(candle_core::Error::wrap)
+    }
+}
+
+impl CustomOp2 for LayerNormParameterGradients {
+    fn name(&self) -> &'static str {
+        "layer_norm_parameter_gradients"
+    }
+
+    fn cpu_fwd(
+        &self,
+        values: &CpuStorage,
+        layout: &Layout,
+        gradients: &CpuStorage,
+        gradient_layout: &Layout,
+    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
+        let sums = self.storage((values, layout), (gradients, gradient_layout))?;
+        Ok((sums, candle_core::Shape::from((2, last_size(layout)))))
+    }
 }
 
 /// `layer_norm` of a contiguous CPU tensor of `f32` or `f64`: the ndarray backend's row kernel

@@ -450,6 +450,14 @@ impl Backend for NdArray {
         reduce::layer_norm_backward(tensor, gamma, gradient, eps)
     }
 
+    fn layer_norm_parameter_gradients(
+        tensor: &NdArrayTensor,
+        gradient: &NdArrayTensor,
+        eps: f64,
+    ) -> Result<NdArrayTensor> {
+        reduce::layer_norm_parameter_gradients(tensor, gradient, eps)
+    }
+
     fn argmax(tensor: &NdArrayTensor, axis: usize) -> Result<NdArrayIntTensor> {
         reduce::argmax(tensor, axis)
     }

@@ -13,11 +13,11 @@ use super::int_bool::NdArrayIntTensor;
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, row_major, with_array, with_arrays};
 use crate::backend::defaults::{EMPTY_AXIS, check_gradient_operand, cross_entropy_rows, layer_norm_axis};
 use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::error::{Error, RankRule, Result};
 use crate::kernels::all_nan;
 use crate::kernels::reduce::{
-    Normalise, layer_norm_backward_row, layer_norm_row, log_sum_exp_of_row, normalise_row, row_max,
-    softmax_backward_row,
+    Normalise, layer_norm_backward_row, layer_norm_parameter_sums, layer_norm_row, log_sum_exp_of_row, normalise_row,
+    row_max, softmax_backward_row,
 };
 use crate::math;
 use crate::memory;
@@ -163,6 +163,28 @@ pub(super) fn layer_norm_backward(
             })?
         };
         Ok(NdArrayTensor::output(tensor.dtype(), values))
+    })
+}
+
+/// `layer_norm_parameter_gradients` by `kernels::reduce::layer_norm_parameter_sums`, the half dtypes in `f32` and
+/// rounded once. `eps` is rounded to the dtype first, as a scalar operand is everywhere.
+pub(super) fn layer_norm_parameter_gradients(
+    tensor: &NdArrayTensor,
+    gradient: &NdArrayTensor,
+    eps: f64,
+) -> Result<NdArrayTensor> {
+    let op = "layer_norm_parameter_gradients";
+    let shape = tensor.shape();
+    check_gradient_operand(op, (&shape, tensor.dtype()), (&gradient.shape(), gradient.dtype()))?;
+    let Some(&width) = shape.dims().last() else {
+        return Err(Error::unexpected_rank(op, "an input", RankRule::AtLeast(1), &shape));
+    };
+    let eps = tensor.scalar(eps);
+    with_arrays!(op, tensor, gradient, |x, g| {
+        let (x, g) = (row_major(op, x.view())?, row_major(op, g.view())?);
+        let sums = layer_norm_parameter_sums(op, (&x, &g), width, E::of_f64(eps))?;
+        let sums = ArrayD::from_shape_vec(IxDyn(&[2, width]), sums).map_err(|error| ndarray_error(op, error))?;
+        Ok(NdArrayTensor::output(tensor.dtype(), sums))
     })
 }
 

@@ -316,6 +316,19 @@ fn ops_split_across_threads_give_the_values_of_one_thread() {
     }
 }
 
+/// The parameter gradients of layer norm add rows in fixed groups, so the groups' split across threads (their output
+/// is too small for `split_ops_values`, their input is not) gives the bits of one thread.
+#[test]
+fn layer_norm_parameter_gradients_split_across_threads_give_the_values_of_one_thread() {
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let (x, gradient) = (varied(&[16, 64, 64], 0.0), varied(&[16, 64, 64], 1.0));
+        let sums = pool.install(|| NdArray::layer_norm_parameter_gradients(&x, &gradient, 1e-5)).unwrap();
+        sums.to_vec().unwrap().iter().map(|value| value.to_bits()).collect::<Vec<_>>()
+    };
+    assert_eq!(on(1), on(3));
+}
+
 /// The slice loops (row-major operands), the row-by-row loops (operands broadcast along leading axes) and the
 /// strided walk (a permuted operand) give every element-wise op the same bits.
 #[test]
@@ -374,6 +387,9 @@ fn fused_backward_ops_agree_with_their_composed_defaults() {
         }
         let composed = defaults::layer_norm_backward::<NdArray>(&x, &gamma, &gradient, 1e-5);
         agree(NdArray::layer_norm_backward(&x, &gamma, &gradient, 1e-5), composed, "layer_norm_backward");
+        let composed = defaults::layer_norm_parameter_gradients::<NdArray>(&x, &gradient, 1e-5);
+        let fused = NdArray::layer_norm_parameter_gradients(&x, &gradient, 1e-5);
+        agree(fused, composed, "layer_norm_parameter_gradients");
     }
     let (x, short) = (varied(&[3, 5], 0.0), varied(&[3, 4], 1.0));
     assert!(matches!(NdArray::softmax_backward(&x, &short, 1), Err(Error::ShapeMismatch { .. })));
@@ -383,4 +399,5 @@ fn fused_backward_ops_agree_with_their_composed_defaults() {
     ));
     let wide = NdArray::cast(&x, DType::F64).unwrap();
     assert!(matches!(NdArray::softmax_backward(&x, &wide, 1), Err(Error::DTypeMismatch { .. })));
+    assert!(matches!(NdArray::layer_norm_parameter_gradients(&x, &short, 1e-5), Err(Error::ShapeMismatch { .. })));
 }

@@ -2,7 +2,7 @@
 
 use crate::backend::defaults::cross_entropy_rows;
 use crate::backends::BaseBackend;
-use crate::backends::autodiff::broadcast::{expand_to_shape, reduce_to_shape};
+use crate::backends::autodiff::broadcast::expand_to_shape;
 use crate::backends::autodiff::rules::comparison::ones_where;
 use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
 use crate::error::Result;
@@ -87,9 +87,9 @@ pub fn cross_entropy<B: BaseBackend>(logits: &AutodiffTensor<B>, targets: &B::In
 }
 
 /// For `y = x̂ γ + β` with `x̂ = (x - mean) r`, `r = 1 / sqrt(var + eps)` over the last axis: `dβ = Σ dy`, `dγ = Σ
-/// dy x̂` over every row, and `dx = r (g - mean(g) - x̂ mean(g x̂))` with `g = dy γ`, the closed form of the eight
-/// composed ops' chain (`B`'s `layer_norm_backward`). Only the input and `γ` are kept; the statistics are computed
-/// again from the input, `x̂` by `B`'s `layer_norm` with `γ = 1` and `β = 0` (exact: a product by 1 and a sum with 0).
+/// dy x̂` over every row (`B`'s `layer_norm_parameter_gradients`), and `dx = r (g - mean(g) - x̂ mean(g x̂))` with
+/// `g = dy γ`, the closed form of the eight composed ops' chain (`B`'s `layer_norm_backward`). Only the input and `γ`
+/// are kept; the statistics are computed again from the input.
 pub fn layer_norm<B: BaseBackend>(
     input: &AutodiffTensor<B>,
     gamma: &AutodiffTensor<B>,
@@ -104,16 +104,14 @@ pub fn layer_norm<B: BaseBackend>(
         let width_shape = B::shape(&g);
         move |gradient| {
             let input_gradient = gradient_if(x_tracked, || B::layer_norm_backward(&x, &g, &gradient, eps))?;
-            let gamma_gradient = gradient_if(gamma_tracked, || {
-                let (dtype, device) = (B::dtype(&x), B::device(&x));
-                let (ones, zeros) = (
-                    B::full(width_shape.clone(), 1.0, dtype, &device)?,
-                    B::full(width_shape.clone(), 0.0, dtype, &device)?,
-                );
-                let normalised = B::layer_norm(&x, &ones, &zeros, eps)?;
-                reduce_to_shape::<B>(B::mul(&gradient, &normalised)?, &width_shape)
-            })?;
-            let beta_gradient = gradient_if(beta_tracked, || reduce_to_shape::<B>(gradient.clone(), &width_shape))?;
+            let (gamma_gradient, beta_gradient) = if gamma_tracked || beta_tracked {
+                // `[dγ; dβ]`, each row taken as a `[width]` view.
+                let both = B::layer_norm_parameter_gradients(&x, &gradient, eps)?;
+                let row = |row: usize| B::reshape(&B::narrow(&both, 0, row, 1)?, width_shape.clone());
+                (gradient_if(gamma_tracked, || row(0))?, gradient_if(beta_tracked, || row(1))?)
+            } else {
+                (None, None)
+            };
             Ok(vec![input_gradient, gamma_gradient, beta_gradient])
         }
     }))
