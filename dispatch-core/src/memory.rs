@@ -128,7 +128,9 @@ pub fn keep_freed_memory() -> bool {
 static FREED_MEMORY_KEPT: AtomicBool = AtomicBool::new(false);
 
 /// Whether the allocator keeps what this process frees for its next allocations ([`keep_freed_memory`] succeeded),
-/// so that memory handed back costs no page faults when it is asked for again.
+/// so that memory handed back costs no page faults when it is asked for again. (Only the ndarray backend's kept
+/// buffers ask.)
+#[cfg_attr(not(feature = "ndarray"), allow(dead_code))]
 pub(crate) fn allocator_keeps_freed_memory() -> bool {
     FREED_MEMORY_KEPT.load(Ordering::Relaxed)
 }

@@ -11,7 +11,6 @@ use num_traits::Float;
 use rayon::prelude::*;
 
 use super::{Kernels, Slot, all_nan, map_in_place, map_slice};
-
 use crate::error::Result;
 use crate::memory;
 use crate::parallel::{self, Work};
@@ -155,7 +154,8 @@ pub(crate) fn layer_norm_parameter_sums<T: Float + Send + Sync>(
     };
     let rows = x.len().min(g.len()).checked_div(width).unwrap_or(0);
     let groups = rows.div_ceil(PARAMETER_GROUP_ROWS);
-    let mut partial = memory::try_filled(op, groups.saturating_mul(2 * width), T::zero())?;
+    let pair = width.saturating_mul(2);
+    let mut partial = memory::try_filled(op, groups.saturating_mul(pair), T::zero())?;
     let add_group = |(group, sums): (usize, &mut [T])| {
         for (x, g) in group_rows(group) {
             add_parameter_terms(x, g, eps, sums);
@@ -163,13 +163,13 @@ pub(crate) fn layer_norm_parameter_sums<T: Float + Send + Sync>(
     };
     if width > 0 {
         if parallel::split(Work::Heavy, x.len()) {
-            partial.par_chunks_exact_mut(2 * width).enumerate().for_each(add_group);
+            partial.par_chunks_exact_mut(pair).enumerate().for_each(add_group);
         } else {
-            partial.chunks_exact_mut(2 * width).enumerate().for_each(add_group);
+            partial.chunks_exact_mut(pair).enumerate().for_each(add_group);
         }
     }
-    let mut sums = memory::try_filled(op, 2 * width, T::zero())?;
-    for group in partial.chunks_exact(2 * width.max(1)) {
+    let mut sums = memory::try_filled(op, pair, T::zero())?;
+    for group in partial.chunks_exact(pair.max(1)) {
         sums.iter_mut().zip(group).for_each(|(sum, &value)| *sum = *sum + value);
     }
     Ok(sums)
@@ -235,9 +235,8 @@ fn combine<T: Copy>(mut parts: [T; PARTS], f: impl Fn(T, T) -> T) -> T {
     let mut len = PARTS;
     while len > 1 {
         len /= 2;
-        for index in 0..len {
-            parts[index] = f(parts[index], parts[index + len]);
-        }
+        let (low, high) = parts.split_at_mut(len);
+        low.iter_mut().zip(high.iter()).for_each(|(part, &other)| *part = f(*part, other));
     }
     parts[0]
 }
