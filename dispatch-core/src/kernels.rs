@@ -5,10 +5,12 @@
 //! element-wise loops, candle for its CPU tensors (`backends/candle/elementwise.rs`). `matmul` and `window` hold the
 //! matrix product and the convolutions both backends run on the CPU, `reduce` their softmax rows.
 //!
-//! Each function computes in `f64` and rounds once to `f32`. It never multiplies and adds in one rounding (Rust does
-//! not contract `a * b + c`), so the AVX-512 and AVX2 loops, the baseline loop and a single element all give the
-//! same bits, on every x86-64 CPU and on other targets: a value does not depend on the layout it was computed in or
-//! on the host. `f64` elements keep the scalar functions.
+//! Each function computes in `f64` and rounds once to `f32`. Its polynomials multiply and add in one rounding
+//! (`mul_add`: an FMA instruction in the AVX2 and AVX-512 loops, compiled with it, and a call to `fma` elsewhere,
+//! correctly rounded alike; the `exp` op took 0.68 of its time), and nothing else is contracted (Rust never
+//! contracts `a * b + c` by itself), so the AVX-512 and AVX2 loops, the baseline loop and a single element all give
+//! the same bits, on every x86-64 CPU and on other targets: a value does not depend on the layout it was computed in
+//! or on the host. `f64` elements keep the scalar functions.
 //!
 //! Accuracy, against the exact function (`tests` below checks a dense sample against the scalar versions):
 //! - `exp`: the nearest `f32` (its `f64` value is within 3e-13 relative, so only a near-tie could round the other
@@ -251,10 +253,10 @@ fn exp_wide(x: f64) -> f64 {
     polynomial(&EXP_TAYLOR, r) * two_to_n
 }
 
-/// `c[0] + c[1] x + c[2] x² + ...` by Horner's rule.
+/// `c[0] + c[1] x + c[2] x² + ...` by Horner's rule, each step one rounding (an FMA where the loop has it).
 #[inline(always)]
 fn polynomial<const N: usize>(coefficients: &[f64; N], x: f64) -> f64 {
-    coefficients.iter().rev().fold(0.0, |sum, &c| sum * x + c)
+    coefficients.iter().rev().fold(0.0, |sum, &c| sum.mul_add(x, c))
 }
 
 /// `outputs` as NaN: what a part of an element-wise pass gets when its inputs fall short, which no caller hands
@@ -268,19 +270,25 @@ pub(crate) fn all_nan<T: Float, O: Slot<T>>(outputs: &mut [O]) {
 /// 1.2x slower.
 #[cfg(target_arch = "x86_64")]
 fn wide_vectors(work: Work) -> bool {
-    matches!(work, Work::Heavy) && std::arch::is_x86_feature_detected!("avx512f")
+    matches!(work, Work::Heavy) && std::arch::is_x86_feature_detected!("avx512f") && avx2_and_fma()
+}
+
+/// Whether the CPU runs the `avx2` loops, which are compiled with FMA too.
+#[cfg(target_arch = "x86_64")]
+fn avx2_and_fma() -> bool {
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
 }
 
 /// `f` of every input into the output of the same index (a shorter side ends it), vectorised.
 pub(crate) fn map_slice<T: Copy, O: Slot<T>>(work: Work, inputs: &[T], outputs: &mut [O], f: impl Fn(T) -> T) {
     #[cfg(target_arch = "x86_64")]
     if wide_vectors(work) {
-        // SAFETY: the CPU has AVX-512F, as checked just above.
+        // SAFETY: the CPU has AVX-512F, AVX2 and FMA, as checked just above.
         return unsafe { avx512::map_slice(inputs, outputs, f) };
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, as checked just above.
+    if avx2_and_fma() {
+        // SAFETY: the CPU has AVX2 and FMA, as checked just above.
         return unsafe { avx2::map_slice(inputs, outputs, f) };
     }
     map_loop(inputs, outputs, f);
@@ -296,12 +304,12 @@ pub(crate) fn zip_slices<T: Copy, O: Slot<T>>(
 ) {
     #[cfg(target_arch = "x86_64")]
     if wide_vectors(work) {
-        // SAFETY: the CPU has AVX-512F, as checked just above.
+        // SAFETY: the CPU has AVX-512F, AVX2 and FMA, as checked just above.
         return unsafe { avx512::zip_slices(lhs, rhs, outputs, f) };
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, as checked just above.
+    if avx2_and_fma() {
+        // SAFETY: the CPU has AVX2 and FMA, as checked just above.
         return unsafe { avx2::zip_slices(lhs, rhs, outputs, f) };
     }
     zip_loop(lhs, rhs, outputs, f);
@@ -311,12 +319,12 @@ pub(crate) fn zip_slices<T: Copy, O: Slot<T>>(
 pub(crate) fn map_in_place<T: Copy>(work: Work, values: &mut [T], f: impl Fn(T) -> T) {
     #[cfg(target_arch = "x86_64")]
     if wide_vectors(work) {
-        // SAFETY: the CPU has AVX-512F, as checked just above.
+        // SAFETY: the CPU has AVX-512F, AVX2 and FMA, as checked just above.
         return unsafe { avx512::map_in_place(values, f) };
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, as checked just above.
+    if avx2_and_fma() {
+        // SAFETY: the CPU has AVX2 and FMA, as checked just above.
         return unsafe { avx2::map_in_place(values, f) };
     }
     map_in_place_loop(values, f);
@@ -326,8 +334,8 @@ pub(crate) fn map_in_place<T: Copy>(work: Work, values: &mut [T], f: impl Fn(T) 
 /// ends it), vectorised: `mask_fill`'s loop.
 pub(crate) fn fill_slices<T: Copy, O: Slot<T>>(fills: &[bool], inputs: &[T], value: T, outputs: &mut [O]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, as checked just above.
+    if avx2_and_fma() {
+        // SAFETY: the CPU has AVX2 and FMA, as checked just above.
         return unsafe { avx2::fill_slices(fills, inputs, value, outputs) };
     }
     fill_loop(fills, inputs, value, outputs);
@@ -361,48 +369,48 @@ fn map_in_place_loop<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
     }
 }
 
-/// The loops again, compiled for AVX2: 4 `f64` lanes where the baseline has 2.
+/// The loops again, compiled for AVX2 and FMA: 4 `f64` lanes where the baseline has 2.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::Slot;
 
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,fma")]
     pub(crate) fn map_slice<T: Copy, O: Slot<T>>(inputs: &[T], outputs: &mut [O], f: impl Fn(T) -> T) {
         super::map_loop(inputs, outputs, f);
     }
 
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,fma")]
     pub(crate) fn zip_slices<T: Copy, O: Slot<T>>(lhs: &[T], rhs: &[T], outputs: &mut [O], f: impl Fn(T, T) -> T) {
         super::zip_loop(lhs, rhs, outputs, f);
     }
 
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,fma")]
     pub(crate) fn map_in_place<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
         super::map_in_place_loop(values, f);
     }
 
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,fma")]
     pub(crate) fn fill_slices<T: Copy, O: Slot<T>>(fills: &[bool], inputs: &[T], value: T, outputs: &mut [O]) {
         super::fill_loop(fills, inputs, value, outputs);
     }
 }
 
-/// The loops again, compiled for AVX-512: 8 `f64` lanes.
+/// The loops again, compiled for AVX-512 and FMA: 8 `f64` lanes.
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::Slot;
 
-    #[target_feature(enable = "avx512f")]
+    #[target_feature(enable = "avx512f,fma")]
     pub(crate) fn map_slice<T: Copy, O: Slot<T>>(inputs: &[T], outputs: &mut [O], f: impl Fn(T) -> T) {
         super::map_loop(inputs, outputs, f);
     }
 
-    #[target_feature(enable = "avx512f")]
+    #[target_feature(enable = "avx512f,fma")]
     pub(crate) fn zip_slices<T: Copy, O: Slot<T>>(lhs: &[T], rhs: &[T], outputs: &mut [O], f: impl Fn(T, T) -> T) {
         super::zip_loop(lhs, rhs, outputs, f);
     }
 
-    #[target_feature(enable = "avx512f")]
+    #[target_feature(enable = "avx512f,fma")]
     pub(crate) fn map_in_place<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
         super::map_in_place_loop(values, f);
     }
