@@ -7,10 +7,13 @@
 //! expanded from that list.
 
 pub mod defaults;
+mod elementwise;
 mod host_tensor;
 mod ops;
 pub(crate) mod window;
 
+pub use elementwise::AdamStep;
+pub(crate) use elementwise::{AdamScalars, adam_output_shape};
 pub use host_tensor::{HostTensor, HostValues};
 pub use window::{Conv1dOptions, Conv2dOptions, Window2d};
 

@@ -3,7 +3,8 @@
 //! work is heavy: `wide_vectors`). The scalar functions (musl's `erf` in `f64`, glibc's `expf`) are calls the
 //! compiler cannot vectorise, and took a fifth of ndarray's GPT step. Both CPU backends run them: ndarray in its
 //! element-wise loops, candle for its CPU tensors (`backends/candle/elementwise.rs`). `matmul` and `window` hold the
-//! matrix product and the convolutions both backends run on the CPU, `reduce` their softmax rows.
+//! matrix product and the convolutions both backends run on the CPU, `reduce` their softmax rows; `AdamConstants`
+//! is their one-pass Adam step.
 //!
 //! Each function computes in `f64` and rounds once to `f32`. Its polynomials multiply and add in one rounding
 //! (`mul_add`: an FMA instruction in the AVX2 and AVX-512 loops, compiled with it, and a call to `fma` elsewhere,
@@ -28,6 +29,7 @@ use std::mem::MaybeUninit;
 
 use num_traits::Float;
 
+use crate::backend::AdamScalars;
 use crate::math;
 use crate::parallel::Work;
 
@@ -142,6 +144,113 @@ pub(crate) fn gelu_derivative<E: Kernels + Float>(x: E, g: E, constants: [E; 4],
     let cdf = round(round(erf + E::one()) * one_half);
     let density = round(round(E::exp_of(round(round(x * x) * minus_half))) * density_at_0);
     round(g * round(cdf + round(x * density)))
+}
+
+/// The scalars of one Adam step (`backend::AdamScalars`) in the tensor's element type, each as `scalar` puts an
+/// `f64` in the tensor's dtype (as the composed default's scalar ops round it).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AdamConstants<E> {
+    decay: Option<E>,
+    penalty: Option<E>,
+    first: (E, E),
+    second: (E, E),
+    second_correction: E,
+    eps: E,
+    step_size: E,
+}
+
+impl<E: Float> AdamConstants<E> {
+    pub(crate) fn new(scalars: &AdamScalars, scalar: impl Fn(f64) -> E) -> Self {
+        let pair = |(a, b): (f64, f64)| (scalar(a), scalar(b));
+        Self {
+            decay: scalars.decay.map(&scalar),
+            penalty: scalars.penalty.map(&scalar),
+            first: pair(scalars.first),
+            second: pair(scalars.second),
+            second_correction: scalar(scalars.second_correction),
+            eps: scalar(scalars.eps),
+            step_size: scalar(scalars.step_size),
+        }
+    }
+
+    /// The rows `[parameter, first moment, second moment]` of one Adam step, flattened, from `start` on into
+    /// `outputs`: each element from the operands' elements of its column by `backend::defaults::adam_step`'s steps,
+    /// each rounded by `round`, so a kernel that rounds as the ops do gives the composition's values bit for bit.
+    /// The operands are of one length (the row's); outputs past the three rows, or columns an operand lacks, are NaN.
+    pub(crate) fn write_rows<O: Slot<E>>(
+        &self,
+        (parameter, gradient, first, second): (&[E], &[E], &[E], &[E]),
+        start: usize,
+        outputs: &mut [O],
+        round: impl Fn(E) -> E + Copy,
+    ) {
+        let width = parameter.len();
+        let mut done = 0;
+        while done < outputs.len() {
+            let at = start.saturating_add(done);
+            let (row, column) = (at.checked_div(width).unwrap_or(3), at.checked_rem(width).unwrap_or(0));
+            let run = (width - column).min(outputs.len() - done);
+            let columns = column..column + run;
+            let (true, Some(out), Some(p), Some(g), Some(m), Some(v)) = (
+                run > 0,
+                outputs.get_mut(done..done + run),
+                parameter.get(columns.clone()),
+                gradient.get(columns.clone()),
+                first.get(columns.clone()),
+                second.get(columns),
+            ) else {
+                all_nan::<E, _>(outputs.get_mut(done..).unwrap_or_default());
+                return;
+            };
+            let operands = p.iter().zip(g).zip(m.iter().zip(v));
+            match row {
+                0 => out.iter_mut().zip(operands).for_each(|(out, ((&p, &g), (&m, &v)))| {
+                    let g = self.gradient(p, g, round);
+                    out.put(self.parameter(p, self.first(g, m, round), self.second(g, v, round), round));
+                }),
+                1 => out.iter_mut().zip(operands).for_each(|(out, ((&p, &g), (&m, _)))| {
+                    out.put(self.first(self.gradient(p, g, round), m, round));
+                }),
+                2 => out.iter_mut().zip(operands).for_each(|(out, ((&p, &g), (_, &v)))| {
+                    out.put(self.second(self.gradient(p, g, round), v, round));
+                }),
+                _ => all_nan::<E, _>(out),
+            }
+            done += run;
+        }
+    }
+
+    /// The gradient the moments take: Adam's penalty added, `g + wd p`.
+    #[inline(always)]
+    fn gradient(&self, p: E, g: E, round: impl Fn(E) -> E) -> E {
+        match self.penalty {
+            Some(penalty) => round(g + round(p * penalty)),
+            None => g,
+        }
+    }
+
+    #[inline(always)]
+    fn first(&self, g: E, m: E, round: impl Fn(E) -> E) -> E {
+        let (beta, rest) = self.first;
+        round(round(m * beta) + round(g * rest))
+    }
+
+    #[inline(always)]
+    fn second(&self, g: E, v: E, round: impl Fn(E) -> E) -> E {
+        let (beta, rest) = self.second;
+        round(round(v * beta) + round(round(g * g) * rest))
+    }
+
+    /// The new parameter from the new moments: AdamW's decay, then the step.
+    #[inline(always)]
+    fn parameter(&self, p: E, m: E, v: E, round: impl Fn(E) -> E) -> E {
+        let p = match self.decay {
+            Some(decay) => round(p * decay),
+            None => p,
+        };
+        let denominator = round(round(round(v * self.second_correction).sqrt()) + self.eps);
+        round(p - round(round(m * self.step_size) / denominator))
+    }
 }
 
 /// Below this input, `gelu_bulk`'s `1 + erf(x/√2)` cancels too far (its relative error passes 1e-8, a sixth of an

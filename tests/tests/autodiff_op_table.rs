@@ -18,6 +18,7 @@ const UNTRACKED_BY_DESIGN: &[&str] = &[
     "int_to_float",
     "bool_to_float",
     "one_hot",
+    "adam_step",
 ];
 
 /// Operands of every kind, the float ones tracked: `[1, 1, 1, 1]`, so that the module ops, the broadcasts and the
@@ -83,11 +84,12 @@ fn every_float_op_on_tracked_operands_records_a_graph() {
         }
     }
     // The ops these operands do not fit (1-D int indices against a rank-4 tensor, `low == high`, a length-1 line,
-    // `[rows, classes]` logits, `[width]` parameters): each has gradient tests of its own. A new op must fit the
+    // `[rows, classes]` logits, `[width]` parameters, `[2, ...]` moments): each has tests of its own. A new op must fit the
     // operands or join this list.
     let unsampled_ops: Vec<&str> = unsampled.iter().map(|(op, _)| *op).collect();
     let expected = [
         "random_uniform",
+        "adam_step",
         "gather",
         "scatter_add",
         "embedding",

@@ -1,5 +1,6 @@
 //! Element-wise ops: binary ones broadcasting, scalar ones, unary ones.
 
+use dispatch_core::backend::AdamStep;
 use dispatch_core::{Backend, Result};
 
 use super::outputs::Floats;
@@ -122,6 +123,28 @@ pub fn gelu<B: Backend>(o: &Operands<B>) -> Floats<B> {
 pub fn gelu_backward<B: Backend>(o: &Operands<B>) -> Floats<B> {
     let calls = [B::gelu_backward(&o.fine, &o.cube), B::gelu_backward(&o.cube, &o.partner)];
     calls.into_iter().chain(binary(o, B::gelu_backward)).collect()
+}
+
+/// AdamW's step (decay, third step) on `cube` and Adam's (an L2 penalty, first step) on `fine`, with moments
+/// `cube` and `positive` (a second moment is never negative); then options out of range, a gradient of another
+/// shape, moments of the parameter's own shape, and a gradient of another dtype.
+pub fn adam_step<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    let adam_w = AdamStep { lr: 0.1, betas: (0.9, 0.999), eps: 1e-8, weight_decay: 0.01, decoupled: true, step: 3 };
+    let adam = AdamStep { lr: 0.05, betas: (0.8, 0.99), eps: 1e-3, weight_decay: 0.1, decoupled: false, step: 1 };
+    let moments = match B::stack(&[o.cube.clone(), o.positive.clone()], 0) {
+        Ok(moments) => moments,
+        Err(error) => return vec![Err(error)],
+    };
+    let calls = [
+        B::adam_step(&o.cube, &o.fine, &moments, adam_w),
+        B::adam_step(&o.fine, &o.cube, &moments, adam),
+        B::adam_step(&o.cube, &o.fine, &moments, AdamStep { step: 0, ..adam_w }),
+        B::adam_step(&o.cube, &o.fine, &moments, AdamStep { betas: (1.0, 0.999), ..adam_w }),
+        B::adam_step(&o.cube, &o.fine, &moments, AdamStep { lr: f64::NAN, ..adam_w }),
+        B::adam_step(&o.cube, &o.pair, &moments, adam_w),
+        B::adam_step(&o.cube, &o.fine, &o.positive, adam_w),
+    ];
+    calls.into_iter().chain(o.mixing(|other| B::adam_step(&o.cube, other, &moments, adam_w))).collect()
 }
 
 pub fn silu<B: Backend>(o: &Operands<B>) -> Floats<B> {

@@ -2,7 +2,7 @@
 
 use super::float::Tensor;
 use super::int_bool::IntTensor;
-use crate::backend::Backend;
+use crate::backend::{AdamStep, Backend};
 use crate::error::{Error, Result};
 
 impl<B: Backend> Tensor<B> {
@@ -139,6 +139,14 @@ impl<B: Backend> Tensor<B> {
     /// gradient of its output, in one op where the backend fuses it (as `gelu`'s backward rule uses it).
     pub fn gelu_backward(&self, gradient: &Self) -> Result<Self> {
         Self::wrap(B::gelu_backward(self.primitive(), gradient.primitive()))
+    }
+
+    /// One step of Adam or AdamW on the parameter `self`, given its gradient (of its shape) and its `moments` (the
+    /// first and second moments as the rows of a `[2, ...]` tensor, zeros before the first step): the new
+    /// parameter and moments as the rows of a `[3, ...]` tensor, in one pass where the backend fuses it. Records no
+    /// gradient. dispatch-nn's `Adam` and `AdamW` take their steps with it.
+    pub fn adam_step(&self, gradient: &Self, moments: &Self, options: AdamStep) -> Result<Self> {
+        Self::wrap(B::adam_step(self.primitive(), gradient.primitive(), moments.primitive(), options))
     }
 
     /// The larger of `self` and `other`, element-wise, broadcasting; NaN if either is NaN.

@@ -1,6 +1,9 @@
 //! Adam and AdamW, as PyTorch's (bias-corrected moments; AdamW's weight decay decoupled from the gradient).
 
-use dispatch_core::{AutodiffBackend, Gradients, Result, Tensor};
+use std::collections::BTreeMap;
+
+use dispatch_core::backend::AdamStep;
+use dispatch_core::{AutodiffBackend, Error, Gradients, Result, Tensor};
 
 use super::optimizer::{Moments, Optimizer, no_leftovers, step_entry, take_steps, update_each};
 use crate::Module;
@@ -18,8 +21,9 @@ pub struct Adam<B: AutodiffBackend> {
     /// L2 penalty added to the gradient (0).
     pub weight_decay: f64,
     steps: u64,
-    first: Moments<B>,
-    second: Moments<B>,
+    /// Each parameter's first and second moments, as the rows of one `[2, ...]` tensor: what `Tensor::adam_step`
+    /// takes, and a view of the rows it returned, so a step copies nothing.
+    moments: BTreeMap<String, Tensor<B>>,
     decoupled: bool,
 }
 
@@ -37,8 +41,7 @@ impl<B: AutodiffBackend> Adam<B> {
             eps: 1e-8,
             weight_decay: 0.0,
             steps: 0,
-            first: Moments::new("exp_avg"),
-            second: Moments::new("exp_avg_sq"),
+            moments: BTreeMap::new(),
             decoupled: false,
         }
     }
@@ -72,38 +75,39 @@ impl<B: AutodiffBackend> AdamW<B> {
 }
 
 impl<B: AutodiffBackend> Optimizer<B> for Adam<B> {
+    /// Each parameter in one `Tensor::adam_step` (one pass where the backend fuses it, fourteen ops where it does
+    /// not), its moments starting at zero as PyTorch's do.
     fn step<M: Module<B>>(&mut self, module: M, gradients: &Gradients<B>) -> Result<M> {
         self.steps += 1;
-        let (lr, (beta1, beta2), eps, weight_decay, decoupled) =
-            (self.lr, self.betas, self.eps, self.weight_decay, self.decoupled);
-        let t = self.steps.min(i32::MAX as u64) as i32;
-        let (correction1, correction2) = (1.0 - beta1.powi(t), 1.0 - beta2.powi(t));
-        let (first, second) = (&mut self.first, &mut self.second);
+        let options = AdamStep {
+            lr: self.lr,
+            betas: self.betas,
+            eps: self.eps,
+            weight_decay: self.weight_decay,
+            decoupled: self.decoupled,
+            step: self.steps,
+        };
+        let moments = &mut self.moments;
         update_each(module, gradients, |name, param, gradient| {
-            let (param, gradient) = if weight_decay == 0.0 {
-                (param, gradient)
-            } else if decoupled {
-                (param.mul_scalar(1.0 - lr * weight_decay)?, gradient)
-            } else {
-                let decayed = gradient.add(&param.mul_scalar(weight_decay)?)?;
-                (param, decayed)
+            let previous = match moments.get(name) {
+                Some(previous) => previous.clone(),
+                None => Tensor::zeros([&[2usize][..], &param.dims()].concat(), param.dtype(), &param.device())?,
             };
-            let blend = |previous: Option<&Tensor<B>>, beta: f64, value: Tensor<B>| match previous {
-                Some(previous) => previous.mul_scalar(beta)?.add(&value.mul_scalar(1.0 - beta)?),
-                None => value.mul_scalar(1.0 - beta),
-            };
-            let m = blend(first.get(name), beta1, gradient.clone())?;
-            let v = blend(second.get(name), beta2, gradient.square()?)?;
-            let denominator = v.mul_scalar(1.0 / correction2)?.sqrt()?.add_scalar(eps)?;
-            let step = m.mul_scalar(lr / correction1)?.div(&denominator)?;
-            first.set(name, m);
-            second.set(name, v);
-            param.sub(&step)
+            let rows = param.adam_step(&gradient, &previous, options)?;
+            moments.insert(name.to_owned(), rows.narrow(0, 1, 2)?);
+            rows.narrow(0, 0, 1)?.reshape(param.shape())
         })
     }
 
+    /// The moments under PyTorch's names, `<param>.exp_avg` and `<param>.exp_avg_sq`, and the step count.
     fn state(&self) -> Result<Vec<(String, Tensor<B>)>> {
-        let mut state: Vec<_> = self.first.named().chain(self.second.named()).collect();
+        let mut state = Vec::new();
+        for (row, moment) in [FIRST, SECOND].into_iter().enumerate() {
+            for (param, moments) in &self.moments {
+                let row = moments.narrow(0, row, 1)?.reshape(moments.dims().get(1..).unwrap_or_default())?;
+                state.push((format!("{param}.{moment}"), row));
+            }
+        }
         // A state with moments has a device to put the step count on; one without has taken no step.
         if let Some(device) = state.first().map(|(_, tensor)| tensor.device()) {
             state.push(step_entry::<B>(self.steps, &device)?);
@@ -112,12 +116,34 @@ impl<B: AutodiffBackend> Optimizer<B> for Adam<B> {
     }
 
     fn load_state(&mut self, mut state: Vec<(String, Tensor<B>)>) -> Result<()> {
-        self.steps = take_steps(&mut state)?;
-        self.first.load(&mut state);
-        self.second.load(&mut state);
-        no_leftovers(&state)
+        let steps = take_steps(&mut state)?;
+        let (mut first, mut second) = (Moments::new(FIRST), Moments::new(SECOND));
+        first.load(&mut state);
+        second.load(&mut state);
+        no_leftovers(&state)?;
+        let (first, mut second) = (first.into_by_param(), second.into_by_param());
+        let mut moments = BTreeMap::new();
+        let mut missing = Vec::new();
+        for (param, first) in first {
+            match second.remove(&param) {
+                Some(second) => {
+                    moments.insert(param, Tensor::stack(&[first, second], 0)?);
+                }
+                None => missing.push(format!("{param}.{SECOND}")),
+            }
+        }
+        missing.extend(second.into_keys().map(|param| format!("{param}.{FIRST}")));
+        if !missing.is_empty() {
+            return Err(Error::RecordMismatch { op: "load_state", missing, unexpected: Vec::new() });
+        }
+        (self.steps, self.moments) = (steps, moments);
+        Ok(())
     }
 }
+
+/// The names PyTorch saves the moments under.
+const FIRST: &str = "exp_avg";
+const SECOND: &str = "exp_avg_sq";
 
 impl<B: AutodiffBackend> Optimizer<B> for AdamW<B> {
     fn step<M: Module<B>>(&mut self, module: M, gradients: &Gradients<B>) -> Result<M> {

@@ -56,6 +56,10 @@ impl<B: AutodiffBackend> Moments<B> {
         self.by_param.insert(param.to_owned(), value);
     }
 
+    pub(crate) fn into_by_param(self) -> BTreeMap<String, Tensor<B>> {
+        self.by_param
+    }
+
     pub(crate) fn named(&self) -> impl Iterator<Item = (String, Tensor<B>)> + '_ {
         self.by_param.iter().map(|(param, value)| (format!("{param}.{}", self.moment), value.clone()))
     }

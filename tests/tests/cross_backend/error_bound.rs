@@ -9,11 +9,14 @@ use crate::support::gradient::derivative;
 use crate::support::interpret::{Operands, apply};
 use crate::support::layer_norm_error;
 use crate::support::program::{Binary, Reduce, ReduceDim, Scalar, Step, Unary};
-use crate::support::reference::elementwise::{gelu_derivative, gelu_second_derivative, normal_cdf, normal_density};
+use crate::support::reference::elementwise::{
+    AdamScalars, gelu_derivative, gelu_second_derivative, normal_cdf, normal_density,
+};
 use crate::support::reference::reduce::{lanes, unlanes};
 use crate::support::softmax_error::{self, softmax_lane};
 use crate::support::values::{Floats, Value, broadcast_position, count, precision_bits, unravel};
 use dispatch_core::DType;
+use dispatch_core::backend::AdamStep;
 
 /// The unit roundoff of a dtype: the largest relative error of one rounding to nearest.
 pub fn unit_roundoff(dtype: DType) -> f64 {
@@ -136,6 +139,7 @@ pub fn propagate(step: &Step, input: &Value, error: &[f64], operands: &Operands,
             lane_error(*op, x, error, *axis, u)
         }
         Step::LayerNorm { .. } => layer_norm_error::forward(step, x, error, operands, y, u),
+        Step::Adam { options, .. } => adam_step_error(options, x, error, operands, u),
         Step::CrossEntropy { .. } => softmax_error::cross_entropy_forward(x, error, &operands.ints[0], u),
         // Steps that move values, or pick one of several: their own op on the errors (all at least 0) carries them.
         Step::Reshape(_)
@@ -186,6 +190,43 @@ pub fn propagate(step: &Step, input: &Value, error: &[f64], operands: &Operands,
             (0..y.values.len()).map(|j| carried[j] + 2.0 * u * (1.0 + terms[j].sqrt()) * magnitude[j]).collect()
         }
     }
+}
+
+/// An Adam step's estimate, row by row: the parameter's error through the decay and (Adam's penalty) the
+/// gradient, and each op's rounding relative to its terms (the moments' sums may cancel, their terms do not). The
+/// denominator's error is bounded by the square root's change over the second moment's error, which stays finite
+/// where the moment is 0; the factor 2 covers second-order terms.
+fn adam_step_error(options: &AdamStep, x: &Floats, error: &[f64], operands: &Operands, u: f64) -> Vec<f64> {
+    let (gradient, moments) = (&operands.floats[0], &operands.floats[1]);
+    let scalars = AdamScalars::of(options, x.dtype).expect("the step ran with these options");
+    let n = x.values.len();
+    let mut rows: [Vec<f64>; 3] = Default::default();
+    for (i, (&p, &e)) in x.values.iter().zip(error).enumerate() {
+        let c = scalars.column(p, gradient.values[i], moments.values[i], moments.values[n + i]);
+        let (beta1, rest1) = scalars.first;
+        let (_, rest2) = scalars.second;
+        let decayed_error = scalars.decay.map_or(e, |decay| decay.abs() * e + u * c.decayed.abs());
+        let gradient_error = scalars.penalty.map_or(0.0, |penalty| {
+            penalty * decayed_error + 2.0 * u * (c.gradient.abs() + (penalty * c.decayed).abs())
+        });
+        let first_terms = (beta1 * moments.values[i]).abs() + (rest1 * c.gradient).abs();
+        let first_error = rest1 * gradient_error + 3.0 * u * first_terms;
+        let second_error = rest2 * (2.0 * c.gradient.abs() + gradient_error) * gradient_error + 4.0 * u * c.second;
+        let root = (c.second * scalars.correction).sqrt();
+        let lowest = (c.second - second_error).max(0.0) * scalars.correction;
+        let denominator_error = (root - lowest.sqrt()) + 3.0 * u * root + u * c.denominator;
+        let step_error = if denominator_error < c.denominator {
+            let quotient = first_error / c.denominator
+                + c.first.abs() * denominator_error / (c.denominator * (c.denominator - denominator_error));
+            scalars.step_size * quotient + 3.0 * u * c.step.abs()
+        } else {
+            f64::INFINITY
+        };
+        rows[0].push(2.0 * (decayed_error + step_error + u * (c.decayed - c.step).abs()));
+        rows[1].push(2.0 * first_error);
+        rows[2].push(2.0 * second_error);
+    }
+    rows.concat()
 }
 
 /// Variance and the softmaxes, lane by lane.

@@ -58,7 +58,7 @@ pub fn vjp(step: &Step, input: &Floats, output: &Value, operands: &Operands, g: 
         Step::Scalar { op: Scalar::Powf, scalar } => elementwise(&|x| s(*scalar) * x.powf(s(*scalar) - 1.0)),
         // Documented as not differentiable: the graph is cut there (no gradient, not a zero times the derivatives
         // before it, which would be NaN behind a square root of a negative).
-        Step::Scalar { op: Scalar::Greater, .. } => None,
+        Step::Scalar { op: Scalar::Greater, .. } | Step::Adam { .. } => None,
         Step::Clamp { min, max } => elementwise(&|x| f64::from(u8::from(s(*min) <= x && x <= s(*max)))),
         Step::Binary { op: op @ (Binary::Maximum | Binary::Minimum), current_first, .. } => {
             Some(picked_gradient(*op, input, &operands.floats[0], *current_first, g))
@@ -251,6 +251,7 @@ pub fn is_affine(step: &Step) -> bool {
         // Affine in `gamma` and in `beta`, not in the input.
         Step::LayerNorm { current_as, .. } => *current_as != LayerNormArgument::Input,
         Step::Clamp { .. }
+        | Step::Adam { .. }
         | Step::CrossEntropy { .. }
         | Step::MaxPool2d(_)
         | Step::Cast(_)

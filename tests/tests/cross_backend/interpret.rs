@@ -94,6 +94,9 @@ pub fn apply(step: &Step, current: &Value, operands: &Operands) -> Outcome<Value
         Step::Scalar { op, scalar } => Ok(Value::Float(elementwise::scalar(*op, float(current), *scalar))),
         Step::Clamp { min, max } => floats(elementwise::clamp(float(current), *min, *max)),
         Step::Unary(op) => Ok(Value::Float(elementwise::unary(*op, float(current)))),
+        Step::Adam { options, .. } => {
+            floats(elementwise::adam_step(float(current), other(), &operands.floats[1], options))
+        }
         Step::Reduce(op) => floats(reduce::reduce(*op, float(current))),
         Step::ReduceDim(op, axis) => floats(reduce::reduce_dim(*op, float(current), *axis)),
         Step::LayerNorm { current_as, eps, .. } => {

@@ -3,7 +3,7 @@
 //! backend; only the input is a leaf whose gradient is checked.
 
 use dispatch_core::DType;
-use dispatch_core::backend::{Conv1dOptions, Conv2dOptions, Window2d};
+use dispatch_core::backend::{AdamStep, Conv1dOptions, Conv2dOptions, Window2d};
 
 #[derive(Clone, Debug)]
 pub struct Program {
@@ -180,6 +180,13 @@ pub enum Step {
         max: f64,
     },
     Unary(Unary),
+    /// `current.adam_step(gradient, moments, options)`: the current tensor as the parameter, the output its
+    /// `[3, ...]` rows (parameter, first and second moment). Records no gradient.
+    Adam {
+        gradient: FloatOperand,
+        moments: FloatOperand,
+        options: AdamStep,
+    },
     Reduce(Reduce),
     ReduceDim(ReduceDim, usize),
     /// `layer_norm(input, gamma, beta, eps)` over the last axis, the current tensor as the argument `current_as`
@@ -390,6 +397,7 @@ impl Step {
             Step::SelectBy { on_true, on_false } => (vec![on_true, on_false], vec![], vec![]),
             Step::LayerNorm { others: [first, second], .. } => (vec![first, second], vec![], vec![]),
             Step::FillBy { tensor, .. } => (vec![tensor], vec![], vec![]),
+            Step::Adam { gradient, moments, .. } => (vec![gradient, moments], vec![], vec![]),
             _ => (vec![], vec![], vec![]),
         }
     }

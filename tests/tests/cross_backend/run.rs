@@ -222,6 +222,9 @@ fn run_step<B: Backend>(step: &Step, current: &Current<B>, device: &B::Device) -
         Step::Conv2d { weight, options } => F(float(current).conv2d(&operand(weight)?, *options)?),
         Step::Conv1d { weight, options } => F(float(current).conv1d(&operand(weight)?, *options)?),
         Step::ConvTranspose2d { weight, options } => F(float(current).conv_transpose2d(&operand(weight)?, *options)?),
+        Step::Adam { gradient, moments, options } => {
+            F(float(current).adam_step(&operand(gradient)?, &operand(moments)?, *options)?)
+        }
         Step::Conv2dWeightGradient { gradient, kernel, options } => {
             F(float(current).conv2d_weight_gradient(&operand(gradient)?, *kernel, *options)?)
         }

@@ -51,6 +51,7 @@ impl Step {
             },
             Step::Clamp { .. } => &["clamp"],
             Step::Unary(op) => &[unary_name(*op)],
+            Step::Adam { .. } => &["adam_step"],
             Step::Reduce(op) => match op {
                 Reduce::Sum => &["sum"],
                 Reduce::Mean => &["mean"],

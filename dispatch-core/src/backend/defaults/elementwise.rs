@@ -1,10 +1,10 @@
-//! Element-wise defaults: the float functions of one tensor and the bounds, on the host; `gelu_backward`, through
-//! the backend's own ops.
+//! Element-wise defaults: the float functions of one tensor and the bounds, on the host; `gelu_backward` and
+//! `adam_step`, through the backend's own ops.
 
 use super::host_values::{map, same_dtype, values_like, zip};
 use std::f64::consts::FRAC_1_SQRT_2;
 
-use crate::backend::Backend;
+use crate::backend::{AdamStep, Backend, adam_output_shape};
 use crate::error::Result;
 use crate::math;
 use crate::shape::Shape;
@@ -51,6 +51,38 @@ pub fn gelu_backward<B: Backend>(tensor: &B::FloatTensor, gradient: &B::FloatTen
     let cdf = B::mul_scalar(&B::add_scalar(&B::erf(&B::mul_scalar(tensor, FRAC_1_SQRT_2)?)?, 1.0)?, 0.5)?;
     let density = B::mul_scalar(&B::exp(&B::mul_scalar(&B::mul(tensor, tensor)?, -0.5)?)?, math::NORMAL_DENSITY_AT_0)?;
     B::mul(gradient, &B::add(&cdf, &B::mul(tensor, &density)?)?)
+}
+
+/// Through the backend's own ops, each rounding to the dtype, in the order of dispatch-nn's optimizers before this
+/// op: a backend that fuses it takes the same steps per element (ndarray's kernel gives these values bit for bit).
+pub fn adam_step<B: Backend>(
+    parameter: &B::FloatTensor,
+    gradient: &B::FloatTensor,
+    moments: &B::FloatTensor,
+    options: AdamStep,
+) -> Result<B::FloatTensor> {
+    let op = "adam_step";
+    same_dtype::<B>(op, parameter, gradient)?;
+    same_dtype::<B>(op, parameter, moments)?;
+    let shape = B::shape(parameter);
+    adam_output_shape(&shape, &B::shape(gradient), &B::shape(moments))?;
+    let scalars = options.scalars(op)?;
+    let moment = |row| B::reshape(&B::narrow(moments, 0, row, 1)?, shape.clone());
+    let parameter = match scalars.decay {
+        Some(decay) => B::mul_scalar(parameter, decay)?,
+        None => parameter.clone(),
+    };
+    let gradient = match scalars.penalty {
+        Some(penalty) => B::add(gradient, &B::mul_scalar(&parameter, penalty)?)?,
+        None => gradient.clone(),
+    };
+    let ((beta1, rest1), (beta2, rest2)) = (scalars.first, scalars.second);
+    let first = B::add(&B::mul_scalar(&moment(0)?, beta1)?, &B::mul_scalar(&gradient, rest1)?)?;
+    let second = B::mul_scalar(&B::mul(&gradient, &gradient)?, rest2)?;
+    let second = B::add(&B::mul_scalar(&moment(1)?, beta2)?, &second)?;
+    let denominator = B::add_scalar(&B::sqrt(&B::mul_scalar(&second, scalars.second_correction)?)?, scalars.eps)?;
+    let step = B::div(&B::mul_scalar(&first, scalars.step_size)?, &denominator)?;
+    B::stack(&[B::sub(&parameter, &step)?, first, second], 0)
 }
 
 /// On the host; `min <= max` is required (NaN bounds are refused).

@@ -60,6 +60,14 @@ macro_rules! __ops_elementwise {
             fn maximum(lhs: Float, rhs: Float) -> Float = maximum, tracked;
             /// The smaller of `lhs` and `rhs`, element-wise, broadcasting. The gradient goes to `lhs` on ties.
             fn minimum(lhs: Float, rhs: Float) -> Float = minimum, tracked;
+            /// One step of Adam or AdamW (`options`) on `parameter`, given its `gradient` (of its shape) and its
+            /// `moments`, the first and second moments as the rows of a `[2, ...]` tensor (the parameter's shape
+            /// after the 2; zeros before the first step): the new parameter and the new moments as the rows of a
+            /// `[3, ...]` tensor, in one pass where a backend fuses it. By default composed from `mul_scalar`, `add`,
+            /// `mul`, `sqrt`, `add_scalar`, `div`, `sub`, `narrow`, `reshape` and `stack`, each rounding to the dtype.
+            /// An optimizer's step records no gradient.
+            fn adam_step(parameter: Float, gradient: Float, moments: Float, options: ($crate::backend::AdamStep)) -> Float =
+                adam_step, forwarded;
         }
     };
 }

@@ -9,11 +9,15 @@ use candle_core::{CpuStorage, CustomOp1, CustomOp2, CustomOp3, DType, Layout, Te
 use num_traits::Float;
 
 use super::error::{OrBackend, dtype_of, float_dtype};
+use super::layout::shape_of;
 use super::memory::{check_output, check_output_like, empty_like, empty_output};
 use super::operands::check_operands;
+use crate::backend::{AdamScalars, AdamStep, adam_output_shape};
 use crate::error::Result;
 use crate::kernels::matmul::Gemm;
-use crate::kernels::{Kernels, Slot, all_nan, gelu_derivative, gelu_derivative_constants, map_slice, zip_slices};
+use crate::kernels::{
+    AdamConstants, Kernels, Slot, all_nan, gelu_derivative, gelu_derivative_constants, map_slice, zip_slices,
+};
 use crate::memory;
 use crate::parallel::{self, Work};
 use crate::shape::Shape;
@@ -518,6 +522,73 @@ pub(super) fn extreme(op: &'static str, which: Extreme, lhs: &Tensor, rhs: &Tens
 pub(super) fn clamp(tensor: &Tensor, min: f64, max: f64) -> Result<Tensor> {
     crate::math::check_clamp_bounds(min, max)?;
     unary("clamp", tensor, |t| t.clamp(scalar_for(t, min), scalar_for(t, max)))
+}
+
+/// `adam_step` in one pass on CPU tensors of `f32` or `f64`: the ndarray backend's kernel
+/// (`kernels::AdamConstants::write_rows`), so both CPU backends give the same bits, without the default's fourteen
+/// intermediate tensors. `None` for other devices and dtypes and for empty tensors, which take the composed default.
+pub(super) fn fused_adam_step(
+    parameter: &Tensor,
+    gradient: &Tensor,
+    moments: &Tensor,
+    options: AdamStep,
+) -> Result<Option<Tensor>> {
+    let op = "adam_step";
+    check_operands(op, [parameter, gradient, moments])?;
+    let output = adam_output_shape(&shape_of(parameter), &shape_of(gradient), &shape_of(moments))?;
+    let scalars = options.scalars(op)?;
+    if !runs_cpu_kernels(parameter) || parameter.elem_count() == 0 {
+        return Ok(None);
+    }
+    check_output(op, parameter.device(), output.num_elements(), parameter.dtype())?;
+    let update = AdamUpdate { scalars, dtype: dtype_of(parameter) };
+    let fused = || parameter.contiguous()?.apply_op3_no_bwd(&gradient.contiguous()?, &moments.contiguous()?, &update);
+    fused().map(Some).or_backend(op)
+}
+
+struct AdamUpdate {
+    scalars: AdamScalars,
+    /// The tensors' dtype, to which each scalar rounds as a scalar operand does.
+    dtype: crate::dtype::DType,
+}
+
+impl CpuTripleKernel for AdamUpdate {
+    fn outputs<T: CpuFloat>(
+        &self,
+        (parameter, gradient, moments): (CpuOperand<'_, T>, CpuOperand<'_, T>, CpuOperand<'_, T>),
+    ) -> candle_core::Result<Vec<T>> {
+        let op = "adam_step";
+        let (p, g) = (contiguous_slice(op, parameter)?, contiguous_slice(op, gradient)?);
+        let moments = contiguous_slice(op, moments)?;
+        let (first, second) = moments.split_at(p.len().min(moments.len()));
+        let constants =
+            AdamConstants::new(&self.scalars, |value| T::from(self.dtype.round(value)).unwrap_or_else(T::nan));
+        // SAFETY: `write_rows` writes every output it is handed (NaN past the three rows).
+        unsafe {
+            written_in_parts(op, p.len().saturating_mul(3), Work::Light, |start, part| {
+                constants.write_rows((p, g, first, second), start, part, |y| y)
+            })
+        }
+    }
+}
+
+impl CustomOp3 for AdamUpdate {
+    fn name(&self) -> &'static str {
+        "adam_step"
+    }
+
+    fn cpu_fwd(
+        &self,
+        parameters: &CpuStorage,
+        layout: &Layout,
+        gradients: &CpuStorage,
+        gradient_layout: &Layout,
+        moments: &CpuStorage,
+        moment_layout: &Layout,
+    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
+        let rows = self.storage((parameters, layout), (gradients, gradient_layout), (moments, moment_layout))?;
+        Ok((rows, candle_core::Shape::from([&[3], layout.dims()].concat())))
+    }
 }
 
 #[cfg(test)]

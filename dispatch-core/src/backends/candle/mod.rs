@@ -29,7 +29,7 @@ use self::int_bool::IntOp;
 use self::int_bool::Logic;
 use self::layout::shape_of;
 use crate::backend::defaults;
-use crate::backend::{Backend, Conv1dOptions, Conv2dOptions, Window2d};
+use crate::backend::{AdamStep, Backend, Conv1dOptions, Conv2dOptions, Window2d};
 use crate::backends::BaseBackend;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -185,6 +185,13 @@ impl Backend for Candle {
         match elementwise::fused_gelu_backward(tensor, gradient)? {
             Some(fused) => Ok(fused),
             None => defaults::gelu_backward::<Self>(tensor, gradient),
+        }
+    }
+
+    fn adam_step(parameter: &Tensor, gradient: &Tensor, moments: &Tensor, options: AdamStep) -> Result<Tensor> {
+        match elementwise::fused_adam_step(parameter, gradient, moments, options)? {
+            Some(fused) => Ok(fused),
+            None => defaults::adam_step::<Self>(parameter, gradient, moments, options),
         }
     }
 

@@ -9,10 +9,13 @@ use num_traits::Float;
 use super::broadcast::broadcast_pair;
 use super::buffers;
 use super::parallel::zip_for_each;
-use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, with_array, with_arrays};
+use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, row_major, with_array, with_arrays};
+use crate::backend::{AdamStep, adam_output_shape};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernels::{Kernels, all_nan, gelu_derivative, gelu_derivative_constants, map_slice, zip_slices};
+use crate::kernels::{
+    AdamConstants, Kernels, all_nan, gelu_derivative, gelu_derivative_constants, map_slice, zip_slices,
+};
 use crate::parallel::{self, Work};
 
 /// The array of `|$arg, ...| $body` over the zipped arrays' elements (references to them), which share one shape:
@@ -180,6 +183,59 @@ pub(super) unsafe fn written_in_parts<E: Element>(
     let values = unsafe { parallel::written_in_parts(buffers::buffer(len), len, work, write) }
         .ok_or_else(|| Error::backend("ndarray", op, "an output buffer shorter than asked"))?;
     ArrayD::from_shape_vec(dims, values).map_err(|error| ndarray_error(op, error))
+}
+
+/// `adam_step` in one pass (`kernels::AdamConstants::write_rows`), each step rounded to the dtype as its op would
+/// round it (a no-op for `F32` and `F64`): the composed default's values bit for bit, without its fourteen
+/// intermediate tensors. Operands that are not row-major are copied row-major first.
+pub(super) fn adam_step(
+    parameter: &NdArrayTensor,
+    gradient: &NdArrayTensor,
+    moments: &NdArrayTensor,
+    options: AdamStep,
+) -> Result<NdArrayTensor> {
+    let op = "adam_step";
+    let dtype = parameter.dtype();
+    DType::check_same(op, dtype, moments.dtype())?;
+    let output = IxDyn(adam_output_shape(&parameter.shape(), &gradient.shape(), &moments.shape())?.dims());
+    let scalars = options.scalars(op)?;
+    with_arrays!(op, parameter, gradient, |p, g| {
+        let moments =
+            E::stored(moments.values()).ok_or(Error::DTypeMismatch { op, lhs: dtype, rhs: moments.dtype() })?;
+        let constants = AdamConstants::new(&scalars, |value| E::of_f64(parameter.scalar(value)));
+        adam_rows::<E>(dtype, (p, g, moments), &constants, output)
+    })
+}
+
+/// The `[3, ...]` rows of `adam_step` from its operands, made row-major first where they are not.
+fn adam_rows<E: Element>(
+    dtype: DType,
+    (p, g, moments): (&ArcArrayD<E>, &ArcArrayD<E>, &ArcArrayD<E>),
+    constants: &AdamConstants<E>,
+    output: IxDyn,
+) -> Result<NdArrayTensor> {
+    let op = "adam_step";
+    check_output::<E>(op, output.size())?;
+    let (p, g, moments) = (row_major(op, p.view())?, row_major(op, g.view())?, row_major(op, moments.view())?);
+    let (first, second) = moments.split_at(p.len().min(moments.len()));
+    let operands = (&p[..], &g[..], first, second);
+    // SAFETY: `write_rows` writes every output it is handed (NaN past the three rows).
+    let values = if matches!(dtype, DType::F16 | DType::BF16) {
+        let round = move |value: E| E::of_f64(dtype.round(value.to_f64().unwrap_or(f64::NAN)));
+        unsafe {
+            written_in_parts::<E>(op, output, Work::Light, |start, part| {
+                constants.write_rows(operands, start, part, round)
+            })?
+        }
+    } else {
+        // F32 and F64 round nothing, and a rounding call per step would keep the loop from vectorising.
+        unsafe {
+            written_in_parts::<E>(op, output, Work::Light, |start, part| {
+                constants.write_rows(operands, start, part, |y| y)
+            })?
+        }
+    };
+    Ok(NdArrayTensor::output(dtype, values))
 }
 
 /// The exact GELU of every element: the kernels' branch-free form over a row-major tensor, then its left tail.

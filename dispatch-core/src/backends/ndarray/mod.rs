@@ -22,7 +22,7 @@ use self::elementwise::{binary, unary};
 pub use self::int_bool::{NdArrayBoolTensor, NdArrayIntTensor};
 pub use self::tensor::NdArrayTensor;
 use self::tensor::{Element, with_array, with_arrays};
-use crate::backend::{Backend, Conv1dOptions, Conv2dOptions, Window2d};
+use crate::backend::{AdamStep, Backend, Conv1dOptions, Conv2dOptions, Window2d};
 use crate::backends::BaseBackend;
 use crate::device::{BackendDevice, DeviceOf, ParseDeviceError};
 use crate::dtype::DType;
@@ -229,6 +229,15 @@ impl Backend for NdArray {
 
     fn gelu_backward(tensor: &NdArrayTensor, gradient: &NdArrayTensor) -> Result<NdArrayTensor> {
         elementwise::gelu_backward(tensor, gradient)
+    }
+
+    fn adam_step(
+        parameter: &NdArrayTensor,
+        gradient: &NdArrayTensor,
+        moments: &NdArrayTensor,
+        options: AdamStep,
+    ) -> Result<NdArrayTensor> {
+        elementwise::adam_step(parameter, gradient, moments, options)
     }
 
     fn mask_where(

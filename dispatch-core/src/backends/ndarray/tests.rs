@@ -246,6 +246,72 @@ fn fused_gelu_backward_gives_the_composed_default_bit_for_bit_in_every_dtype() {
 }
 
 #[test]
+fn fused_adam_step_gives_the_composed_default_bit_for_bit_in_every_dtype() {
+    use crate::backend::{AdamStep, defaults};
+    use crate::dtype::DType;
+
+    // Parameters and gradients of both signs, zero and NaN; a second moment of zero (the first step) and a large
+    // one; Adam with an L2 penalty and AdamW with decay, early and late steps.
+    let len = 5000;
+    let wave =
+        |scale: f64, phase: f64| -> Vec<f64> { (0..len).map(|i| ((i as f64) * 0.618 + phase).sin() * scale).collect() };
+    let (mut parameter, mut gradient) = (wave(2.0, 0.0), wave(0.3, 1.0));
+    parameter[7] = 0.0;
+    gradient[11] = f64::NAN;
+    let first = wave(0.1, 2.0);
+    let mut second: Vec<f64> = wave(0.05, 3.0).iter().map(|v| v * v).collect();
+    second[13] = 0.0;
+    second[17] = 1e6;
+    let moments = [first, second].concat();
+    let adam_w = AdamStep { lr: 3e-3, betas: (0.9, 0.999), eps: 1e-8, weight_decay: 0.01, decoupled: true, step: 1 };
+    let adam = AdamStep { weight_decay: 0.1, decoupled: false, step: 250, ..adam_w };
+    for dtype in [DType::F32, DType::F64, DType::F16, DType::BF16] {
+        let tensor = |values: &[f64], dims: &[usize]| {
+            NdArray::from_f64_vec(values.to_vec(), Shape::new(dims), dtype, &NdArrayDevice).unwrap()
+        };
+        let (p, g, m) =
+            (tensor(&parameter, &[50, 100]), tensor(&gradient, &[50, 100]), tensor(&moments, &[2, 50, 100]));
+        for options in [adam_w, adam, AdamStep { weight_decay: 0.0, ..adam }] {
+            let fused = NdArray::adam_step(&p, &g, &m, options).unwrap();
+            assert_eq!(NdArray::shape(&fused), Shape::new([3, 50, 100]));
+            let fused = NdArray::to_f64_vec(&fused).unwrap();
+            let composed = NdArray::to_f64_vec(&defaults::adam_step::<NdArray>(&p, &g, &m, options).unwrap()).unwrap();
+            for (at, (f, c)) in fused.iter().zip(&composed).enumerate() {
+                assert!(
+                    f.to_bits() == c.to_bits() || f.is_nan() && c.is_nan(),
+                    "{dtype:?}, {options:?}, {at}: {f} against {c}"
+                );
+            }
+        }
+    }
+    // A permuted parameter and gradient are read in row-major order, as the composition reads them.
+    let (p, g) = (varied(&[4, 6], 0.0), varied(&[4, 6], 1.0));
+    let (p_t, g_t) = (NdArray::swap_dims(&p, 0, 1).unwrap(), NdArray::swap_dims(&g, 0, 1).unwrap());
+    let m = NdArray::abs(&varied(&[2, 6, 4], 2.0)).unwrap();
+    let fused = NdArray::to_vec(&NdArray::adam_step(&p_t, &g_t, &m, adam_w).unwrap()).unwrap();
+    let composed = NdArray::to_vec(&defaults::adam_step::<NdArray>(&p_t, &g_t, &m, adam_w).unwrap()).unwrap();
+    assert_eq!(fused, composed);
+    // Bad options and operands: the errors of the default.
+    let m = NdArray::abs(&varied(&[2, 4, 6], 2.0)).unwrap();
+    let refused =
+        |parameter, gradient, moments, options| NdArray::adam_step(parameter, gradient, moments, options).unwrap_err();
+    assert!(matches!(
+        refused(&p, &g, &m, AdamStep { step: 0, ..adam_w }),
+        Error::InvalidValue { parameter: "step", .. }
+    ));
+    assert!(matches!(
+        refused(&p, &g, &m, AdamStep { betas: (0.9, 1.0), ..adam_w }),
+        Error::InvalidValue { parameter: "betas.1", .. }
+    ));
+    assert!(matches!(
+        refused(&p, &g, &m, AdamStep { eps: f64::NAN, ..adam_w }),
+        Error::InvalidValue { parameter: "eps", .. }
+    ));
+    assert!(matches!(refused(&p, &p_t, &m, adam_w), Error::ShapeMismatch { .. }));
+    assert!(matches!(refused(&p, &g, &g, adam_w), Error::UnexpectedShape { op: "adam_step", .. }));
+}
+
+#[test]
 fn cat_copies_row_major_stretches_of_strided_empty_and_plain_tensors() {
     let tensor = |dims: &[usize], start: f32| {
         let len = Shape::new(dims).num_elements();

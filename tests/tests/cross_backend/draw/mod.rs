@@ -14,6 +14,7 @@ use crate::support::program::{
 };
 use crate::support::values::{Draws, Floats, count};
 use dispatch_core::DType;
+use dispatch_core::backend::AdamStep;
 use layout::{index_step, mask_step, narrow_or_cat, slice_assign, squeeze_or_flip, stack_expand_or_repeat};
 
 pub type RawStep = (u8, u8, u8, u8, u64);
@@ -199,6 +200,7 @@ pub fn float_step(current: &Floats, draw: &Draw) -> Step {
             let scalar = if op == Scalar::Powf { pick(&[2.0, 3.0, 0.5, -1.0, 1.5, -0.5], b) } else { scalar(b) };
             Step::Scalar { op, scalar }
         }
+        3 if c % 4 == 3 => adam_step(dims, draw),
         3 => {
             let (low, high) = (pick(&[-1.5, -0.5, 0.0, 0.25], b), pick(&[0.5, 1.0, 1.75], c));
             if draw.argument_fault() {
@@ -285,6 +287,35 @@ pub fn float_step(current: &Floats, draw: &Draw) -> Step {
             }
         }
     }
+}
+
+/// An `adam_step` of the current tensor: a gradient of its dims and `[2, ...]` moments in `[0, 1]` (a second moment
+/// is never negative), AdamW with its decay or Adam without, at an early or a late step; `eps` keeps the denominator
+/// away from 0 in every dtype. A fault gives the gradient dims that do not fit, the moments the parameter's own
+/// dims, or the step number 0; a dtype fault, both operands another dtype.
+fn adam_step(dims: &[usize], draw: &Draw) -> Step {
+    let mut draws = draw.draws(17);
+    let decoupled = draw.bit(19);
+    let options = AdamStep {
+        lr: pick(&[1e-3, 1e-2, 0.1], draws.next() as usize),
+        betas: (0.9, pick(&[0.999, 0.99], draws.next() as usize)),
+        eps: pick(&[1e-3, 0.1], draws.next() as usize),
+        weight_decay: if decoupled { pick(&[0.0, 0.01, 0.5], draws.next() as usize) } else { 0.0 },
+        decoupled,
+        step: pick(&[1, 2, 10, 1000], draws.next() as usize),
+    };
+    let rows = [&[2], dims].concat();
+    let (mut gradient, mut moments) = (draw.operand(dims.to_vec(), 1), draw.operand(rows, 2));
+    moments.fill = Fill::Grid { seed: draw.seed.wrapping_add(2), low: 0.0, high: 1.0 };
+    if !draw.argument_fault() {
+        return Step::Adam { gradient, moments, options };
+    }
+    match draw.variant % 3 {
+        0 => gradient.dims = unfit(dims),
+        1 => moments.dims = dims.to_vec(),
+        _ => return Step::Adam { gradient, moments, options: AdamStep { step: 0, ..options } },
+    }
+    Step::Adam { gradient, moments, options }
 }
 
 /// A `layer_norm` step: mostly the current tensor as the input, with `[width]` parameters; a vector now and then

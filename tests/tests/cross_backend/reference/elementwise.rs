@@ -3,6 +3,8 @@
 use super::zip;
 use crate::support::program::{Binary, Compare, Scalar, Unary};
 use crate::support::values::{Bools, Floats, Outcome, dtype_mismatch, invalid, mismatch, round_to};
+use dispatch_core::DType;
+use dispatch_core::backend::AdamStep;
 
 pub fn binary(op: Binary, a: &Floats, b: &Floats) -> Outcome<Floats> {
     dtype_mismatch(a.dtype, b.dtype)?;
@@ -39,6 +41,88 @@ pub fn clamp(a: &Floats, min: f64, max: f64) -> Outcome<Floats> {
     let (min, max) = (round_to(a.dtype, min), round_to(a.dtype, max));
     let values = a.values.iter().map(|&x| if x.is_nan() { x } else { x.max(min).min(max) }).collect();
     Ok(Floats::new(a.dims.clone(), values, a.dtype))
+}
+
+/// The scalars of one Adam step as every backend takes them, each rounded to the dtype as a scalar operand is.
+pub struct AdamScalars {
+    /// AdamW's `1 - lr wd`, and Adam's `wd`: each where it applies.
+    pub decay: Option<f64>,
+    pub penalty: Option<f64>,
+    pub first: (f64, f64),
+    pub second: (f64, f64),
+    pub correction: f64,
+    pub eps: f64,
+    pub step_size: f64,
+}
+
+/// One column of an Adam step, exact: the parameter after AdamW's decay, the gradient after Adam's penalty, the
+/// new moments, the denominator and the step taken.
+pub struct AdamColumn {
+    pub decayed: f64,
+    pub gradient: f64,
+    pub first: f64,
+    pub second: f64,
+    pub denominator: f64,
+    pub step: f64,
+}
+
+impl AdamScalars {
+    /// Refuses options out of range, as every backend must (NaN is in no range).
+    pub fn of(options: &AdamStep, dtype: DType) -> Outcome<Self> {
+        let (beta1, beta2) = options.betas;
+        let at_least_0 = [options.lr, options.eps, options.weight_decay].iter().all(|&x| x >= 0.0);
+        let rates = [beta1, beta2].iter().all(|beta| (0.0..1.0).contains(beta));
+        if !at_least_0 || !rates || options.step == 0 {
+            return invalid(format!("adam_step with {options:?}"));
+        }
+        let s = |x: f64| round_to(dtype, x);
+        let t = i32::try_from(options.step).unwrap_or(i32::MAX);
+        let decays = options.weight_decay != 0.0;
+        Ok(Self {
+            decay: (decays && options.decoupled).then(|| s(1.0 - options.lr * options.weight_decay)),
+            penalty: (decays && !options.decoupled).then(|| s(options.weight_decay)),
+            first: (s(beta1), s(1.0 - beta1)),
+            second: (s(beta2), s(1.0 - beta2)),
+            correction: s(1.0 / (1.0 - beta2.powi(t))),
+            eps: s(options.eps),
+            step_size: s(options.lr / (1.0 - beta1.powi(t))),
+        })
+    }
+
+    pub fn column(&self, p: f64, g: f64, m: f64, v: f64) -> AdamColumn {
+        let decayed = self.decay.map_or(p, |decay| p * decay);
+        let gradient = self.penalty.map_or(g, |penalty| g + decayed * penalty);
+        let first = self.first.0 * m + self.first.1 * gradient;
+        let second = self.second.0 * v + self.second.1 * gradient * gradient;
+        let denominator = (second * self.correction).sqrt() + self.eps;
+        let step = first * self.step_size / denominator;
+        AdamColumn { decayed, gradient, first, second, denominator, step }
+    }
+}
+
+/// The rows `[parameter, first moment, second moment]` of one Adam step of `parameter`.
+pub fn adam_step(parameter: &Floats, gradient: &Floats, moments: &Floats, options: &AdamStep) -> Outcome<Floats> {
+    dtype_mismatch(parameter.dtype, gradient.dtype)?;
+    dtype_mismatch(parameter.dtype, moments.dtype)?;
+    if gradient.dims != parameter.dims {
+        return mismatch(format!("adam_step of {:?} with a gradient of {:?}", parameter.dims, gradient.dims));
+    }
+    let rows = [&[2], &parameter.dims[..]].concat();
+    if moments.dims != rows {
+        return invalid(format!("adam_step of {:?} with moments of {:?}", parameter.dims, moments.dims));
+    }
+    let scalars = AdamScalars::of(options, parameter.dtype)?;
+    let n = parameter.values.len();
+    let columns: Vec<AdamColumn> = (0..n)
+        .map(|i| scalars.column(parameter.values[i], gradient.values[i], moments.values[i], moments.values[n + i]))
+        .collect();
+    let values = [
+        columns.iter().map(|c| c.decayed - c.step).collect::<Vec<_>>(),
+        columns.iter().map(|c| c.first).collect(),
+        columns.iter().map(|c| c.second).collect(),
+    ]
+    .concat();
+    Ok(Floats::new([&[3], &parameter.dims[..]].concat(), values, parameter.dtype))
 }
 
 pub fn unary(op: Unary, a: &Floats) -> Floats {
