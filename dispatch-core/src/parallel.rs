@@ -8,6 +8,7 @@
 //! the pool's, so that it works on its own passes.
 
 use std::mem::MaybeUninit;
+use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -249,9 +250,9 @@ pub(crate) unsafe fn written_in_parts<T: Send>(
     Some(values)
 }
 
-/// `values`, emptied, holding `len` elements that `write(row, outputs)` writes a `width`-long row at a time (the
-/// output's row of index `row`) into its spare room, not cleared first: the outputs of the CPU backends' lane-wise
-/// kernels. Rows across threads when `work` over `len` elements is worth splitting. `None`, with nothing written, when
+/// `values`, emptied, holding `len` elements that `write(rows, outputs)` writes a `width`-long row at a time (`rows`
+/// being the row's range of indices, where its operands lie in theirs) into its spare room, not cleared first: the
+/// outputs of the CPU backends' lane-wise kernels. Rows across threads when `work` over `len` elements is worth splitting. `None`, with nothing written, when
 /// `values` has room for fewer than `len` or `len` is not a whole number of rows.
 ///
 /// # Safety
@@ -261,18 +262,20 @@ pub(crate) unsafe fn written_in_rows<T: Send>(
     mut values: Vec<T>,
     (len, width): (usize, usize),
     work: Work,
-    write: impl Fn(usize, &mut [MaybeUninit<T>]) + Sync + Send,
+    write: impl Fn(Range<usize>, &mut [MaybeUninit<T>]) + Sync + Send,
 ) -> Option<Vec<T>> {
     values.clear();
     if len.checked_rem(width).unwrap_or(len) != 0 {
         return None;
     }
     let outputs = values.spare_capacity_mut().get_mut(..len)?;
+    // Rows tile `..len`, so neither end passes it.
+    let write = |(row, outputs): (usize, &mut [MaybeUninit<T>])| write(row * width..(row + 1) * width, outputs);
     if width > 0 {
         if split(work, len) {
-            outputs.par_chunks_exact_mut(width).enumerate().for_each(|(row, outputs)| write(row, outputs));
+            outputs.par_chunks_exact_mut(width).enumerate().for_each(write);
         } else {
-            outputs.chunks_exact_mut(width).enumerate().for_each(|(row, outputs)| write(row, outputs));
+            outputs.chunks_exact_mut(width).enumerate().for_each(write);
         }
     }
     // SAFETY: the first `len` elements lie within the capacity (checked above), and `write` wrote each of them: the

@@ -7,6 +7,8 @@
 //! attention row spent most of its time there). The order depends on the row alone, never on the CPU's vector width
 //! or the thread that runs it.
 
+use std::ops::Range;
+
 use num_traits::Float;
 use rayon::prelude::*;
 
@@ -93,6 +95,20 @@ pub(crate) fn layer_norm_row<T: Float>(row: &mut [T], (gamma, beta): (&[T], &[T]
     let deviation = (variance + eps).sqrt();
     for ((x, &scale), &shift) in row.iter_mut().zip(gamma).zip(beta) {
         *x = (*x - mean) / deviation * scale + shift;
+    }
+}
+
+/// `write(lhs_row, rhs_row, outputs)` with the rows `rows` of two operands laid out as the output; NaN where an
+/// operand falls short of them, which no caller hands over, so that every output is written all the same.
+pub(crate) fn row_pair<T: Float, O: Slot<T>>(
+    (lhs, rhs): (&[T], &[T]),
+    rows: Range<usize>,
+    outputs: &mut [O],
+    write: impl FnOnce(&[T], &[T], &mut [O]),
+) {
+    match (lhs.get(rows.clone()), rhs.get(rows)) {
+        (Some(lhs), Some(rhs)) => write(lhs, rhs, outputs),
+        _ => all_nan::<T, O>(outputs),
     }
 }
 

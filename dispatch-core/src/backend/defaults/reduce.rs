@@ -113,6 +113,12 @@ pub fn cross_entropy<B: Backend>(logits: &B::FloatTensor, targets: &B::IntTensor
     B::neg(&B::mean(&picked)?)
 }
 
+/// The size of the last axis, over which layer norm normalises: an input without axes has none.
+pub(crate) fn layer_norm_width(op: &'static str, shape: &Shape) -> Result<usize> {
+    let width = shape.dims().last().copied();
+    width.ok_or_else(|| Error::unexpected_rank(op, "an input", RankRule::AtLeast(1), shape))
+}
+
 /// The last axis of a `layer_norm` input and its size, once `gamma` and `beta` are known to be `[width]` of the
 /// input's dtype: the checks every backend makes first, so bad input is the same error everywhere.
 pub(crate) fn layer_norm_axis(
@@ -122,9 +128,7 @@ pub(crate) fn layer_norm_axis(
     beta: (&Shape, DType),
 ) -> Result<(usize, usize)> {
     let (shape, dtype) = input;
-    let Some(&width) = shape.dims().last() else {
-        return Err(Error::unexpected_rank(op, "an input", RankRule::AtLeast(1), shape));
-    };
+    let width = layer_norm_width(op, shape)?;
     let expected = Shape::new([width]);
     for (parameter, parameter_dtype) in [gamma, beta] {
         DType::check_same(op, dtype, parameter_dtype)?;
@@ -185,9 +189,7 @@ pub fn layer_norm_parameter_gradients<B: Backend>(
     let op = "layer_norm_parameter_gradients";
     let shape = B::shape(tensor);
     check_gradient_operand(op, (&shape, B::dtype(tensor)), (&B::shape(gradient), B::dtype(gradient)))?;
-    let Some(&width) = shape.dims().last() else {
-        return Err(Error::unexpected_rank(op, "an input", RankRule::AtLeast(1), &shape));
-    };
+    let width = layer_norm_width(op, &shape)?;
     in_at_least_f32::<B, 2>(op, [tensor, gradient], |[tensor, gradient]| {
         let axis = shape.rank() - 1;
         let (centred, deviation) = centred_and_deviation::<B>(tensor, axis, eps)?;

@@ -23,10 +23,11 @@ use crate::backend::defaults::{
     EMPTY_AXIS, as_cross_entropy_error, check_gradient_operand, cross_entropy_rows, layer_norm_axis,
 };
 use crate::error::{Error, Result};
+use crate::kernels::Kernels;
 use crate::kernels::reduce::{
-    Normalise, layer_norm_backward_row, layer_norm_parameter_sums, layer_norm_row, normalise_row, softmax_backward_row,
+    Normalise, layer_norm_backward_row, layer_norm_parameter_sums, layer_norm_row, normalise_row, row_pair,
+    softmax_backward_row,
 };
-use crate::kernels::{Kernels, all_nan};
 use crate::memory;
 use crate::parallel::{self, Work, for_each_row};
 use crate::shape::Shape;
@@ -196,10 +197,7 @@ impl CpuPairKernel for SoftmaxBackward {
         let (y, g, width) = (contiguous_slice(op, outputs)?, contiguous_slice(op, gradients)?, last_size(outputs.1));
         // SAFETY: `softmax_backward_row` writes every output of the row (NaN for rows of other lengths).
         unsafe {
-            written_in_rows(op, (y.len(), width), |rows, outputs| match (y.get(rows.clone()), g.get(rows)) {
-                (Some(y), Some(g)) => softmax_backward_row(y, g, outputs),
-                _ => all_nan::<T, _>(outputs),
-            })
+            written_in_rows(op, (y.len(), width), |rows, outputs| row_pair((y, g), rows, outputs, softmax_backward_row))
         }
     }
 }
@@ -363,9 +361,8 @@ impl CpuTripleKernel for LayerNormBackward {
         let eps = T::from(self.eps).unwrap_or_else(T::nan);
         // SAFETY: `layer_norm_backward_row` writes every output of the row (NaN for rows of other lengths).
         unsafe {
-            written_in_rows(op, (x.len(), width), |rows, outputs| match (x.get(rows.clone()), g.get(rows)) {
-                (Some(x), Some(g)) => layer_norm_backward_row((x, g, gamma), eps, outputs),
-                _ => all_nan::<T, _>(outputs),
+            written_in_rows(op, (x.len(), width), |rows, outputs| {
+                row_pair((x, g), rows, outputs, |x, g, outputs| layer_norm_backward_row((x, g, gamma), eps, outputs))
             })
         }
     }
@@ -407,10 +404,6 @@ unsafe fn written_in_rows<T: Send>(
     write: impl Fn(Range<usize>, &mut [MaybeUninit<T>]) + Sync + Send,
 ) -> candle_core::Result<Vec<T>> {
     let values = memory::try_vec(op, len).map_err(candle_core::Error::wrap)?;
-    let write = |row: usize, outputs: &mut [MaybeUninit<T>]| {
-        let start = row.saturating_mul(width);
-        write(start..start.saturating_add(width), outputs);
-    };
     // SAFETY: `write` writes every element of each row, as this function's caller promises.
     let written = unsafe { parallel::written_in_rows(values, (len, width), Work::Heavy, write) };
     written.ok_or_else(|| candle_core::Error::Msg(format!("{op}: an output buffer shorter than asked")))

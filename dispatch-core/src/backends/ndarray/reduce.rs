@@ -11,13 +11,14 @@ use super::buffers;
 use super::index::positions;
 use super::int_bool::NdArrayIntTensor;
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, row_major, with_array, with_arrays};
-use crate::backend::defaults::{EMPTY_AXIS, check_gradient_operand, cross_entropy_rows, layer_norm_axis};
+use crate::backend::defaults::{
+    EMPTY_AXIS, check_gradient_operand, cross_entropy_rows, layer_norm_axis, layer_norm_width,
+};
 use crate::dtype::DType;
-use crate::error::{Error, RankRule, Result};
-use crate::kernels::all_nan;
+use crate::error::{Error, Result};
 use crate::kernels::reduce::{
     Normalise, layer_norm_backward_row, layer_norm_parameter_sums, layer_norm_row, log_sum_exp_of_row, normalise_row,
-    row_max, softmax_backward_row,
+    row_max, row_pair, softmax_backward_row,
 };
 use crate::math;
 use crate::memory;
@@ -129,10 +130,7 @@ pub(super) fn fused_softmax_backward(
         let (y, g) = (row_major(op, y.view())?, row_major(op, g.view())?);
         // SAFETY: `softmax_backward_row` writes every output of the row (NaN for rows of other lengths).
         let values = unsafe {
-            written_in_rows::<E>(op, &shape, |rows, outputs| match (y.get(rows.clone()), g.get(rows)) {
-                (Some(y), Some(g)) => softmax_backward_row(y, g, outputs),
-                _ => all_nan::<E, _>(outputs),
-            })?
+            written_in_rows::<E>(op, &shape, |rows, outputs| row_pair((&y, &g), rows, outputs, softmax_backward_row))?
         };
         Ok(Some(NdArrayTensor::output(output.dtype(), values)))
     })
@@ -157,9 +155,8 @@ pub(super) fn layer_norm_backward(
         let eps = E::of_f64(eps);
         // SAFETY: `layer_norm_backward_row` writes every output of the row (NaN for rows of other lengths).
         let values = unsafe {
-            written_in_rows::<E>(op, &input.0, |rows, outputs| match (x.get(rows.clone()), g.get(rows)) {
-                (Some(x), Some(g)) => layer_norm_backward_row((x, g, &gamma), eps, outputs),
-                _ => all_nan::<E, _>(outputs),
+            written_in_rows::<E>(op, &input.0, |rows, outputs| {
+                row_pair((&x, &g), rows, outputs, |x, g, outputs| layer_norm_backward_row((x, g, &gamma), eps, outputs))
             })?
         };
         Ok(NdArrayTensor::output(tensor.dtype(), values))
@@ -176,9 +173,7 @@ pub(super) fn layer_norm_parameter_gradients(
     let op = "layer_norm_parameter_gradients";
     let shape = tensor.shape();
     check_gradient_operand(op, (&shape, tensor.dtype()), (&gradient.shape(), gradient.dtype()))?;
-    let Some(&width) = shape.dims().last() else {
-        return Err(Error::unexpected_rank(op, "an input", RankRule::AtLeast(1), &shape));
-    };
+    let width = layer_norm_width(op, &shape)?;
     let eps = tensor.scalar(eps);
     with_arrays!(op, tensor, gradient, |x, g| {
         let (x, g) = (row_major(op, x.view())?, row_major(op, g.view())?);
@@ -201,10 +196,6 @@ unsafe fn written_in_rows<E: Element>(
 ) -> Result<ArrayD<E>> {
     check_output::<E>(op, shape.num_elements())?;
     let (len, width) = (shape.num_elements(), shape.dims().last().copied().unwrap_or(1));
-    let write = |row: usize, outputs: &mut [MaybeUninit<E>]| {
-        let start = row.saturating_mul(width);
-        write(start..start.saturating_add(width), outputs);
-    };
     // SAFETY: `write` writes every element of each row, as this function's caller promises.
     let values = unsafe { parallel::written_in_rows(buffers::buffer(len), (len, width), Work::Heavy, write) }
         .ok_or_else(|| Error::backend("ndarray", op, "an output buffer shorter than asked"))?;
