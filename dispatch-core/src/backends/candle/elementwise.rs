@@ -5,7 +5,7 @@ use std::mem::MaybeUninit;
 use std::ops::AddAssign;
 
 use candle_core::backend::BackendStorage;
-use candle_core::{CpuStorage, CustomOp1, CustomOp2, CustomOp3, DType, Layout, Tensor};
+use candle_core::{CpuStorage, CustomOp1, DType, Layout, Tensor};
 use num_traits::Float;
 
 use super::error::{OrBackend, dtype_of, float_dtype};
@@ -100,6 +100,10 @@ impl CpuBinary {
 }
 
 impl CpuPairKernel for CpuBinary {
+    fn op_name(&self) -> &'static str {
+        self.0.name()
+    }
+
     fn outputs<T: CpuFloat>(&self, lhs: (&[T], &Layout), rhs: (&[T], &Layout)) -> candle_core::Result<Vec<T>> {
         match self.0 {
             BinaryOp::Add => self.zip(lhs, rhs, |x, y| x + y),
@@ -110,31 +114,23 @@ impl CpuPairKernel for CpuBinary {
     }
 }
 
-impl CustomOp2 for CpuBinary {
-    fn name(&self) -> &'static str {
-        self.0.name()
-    }
-
-    fn cpu_fwd(
-        &self,
-        lhs: &CpuStorage,
-        lhs_layout: &Layout,
-        rhs: &CpuStorage,
-        rhs_layout: &Layout,
-    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        Ok((self.storage((lhs, lhs_layout), (rhs, rhs_layout))?, lhs_layout.shape().clone()))
-    }
-}
-
 /// The element types whose CPU tensors run `crate::kernels` rather than candle's kernels: `f32` and `f64`.
 pub(super) trait CpuFloat: Kernels + Float + Gemm + AddAssign {}
 
 impl CpuFloat for f32 {}
 impl CpuFloat for f64 {}
 
-/// A CPU kernel of two operands of one dtype, written once for `f32` and `f64`: `storage` picks the element type of
-/// candle's storages for `CustomOp2::cpu_fwd`, and refuses any other dtype.
-pub(super) trait CpuPairKernel: CustomOp2 {
+/// A CPU kernel of two operands of one dtype, written once for `f32` and `f64`; `cpu_custom_ops!` makes it a
+/// `CustomOp2`, whose `cpu_fwd` picks the element type of candle's storages (`storage`) and refuses any other dtype.
+pub(super) trait CpuPairKernel {
+    /// The op's name, in candle's errors.
+    fn op_name(&self) -> &'static str;
+
+    /// The output's shape, from the first operand's layout: that layout's shape unless the op says otherwise.
+    fn output_shape(&self, first: &Layout) -> candle_core::Shape {
+        first.shape().clone()
+    }
+
     /// The output's elements from the operands' elements and layouts.
     fn outputs<T: CpuFloat>(&self, lhs: (&[T], &Layout), rhs: (&[T], &Layout)) -> candle_core::Result<Vec<T>>;
 
@@ -150,7 +146,7 @@ pub(super) trait CpuPairKernel: CustomOp2 {
             (CpuStorage::F64(a), CpuStorage::F64(b)) => {
                 Ok(CpuStorage::F64(self.outputs((a, lhs_layout), (b, rhs_layout))?))
             }
-            (other, _) => Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), CustomOp2::name(self))),
+            (other, _) => Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.op_name())),
         }
     }
 }
@@ -158,8 +154,16 @@ pub(super) trait CpuPairKernel: CustomOp2 {
 /// A CPU operand of a custom op: its storage's elements and its layout.
 pub(super) type CpuOperand<'a, T> = (&'a [T], &'a Layout);
 
-/// `CpuPairKernel` for three operands (`CustomOp3::cpu_fwd`).
-pub(super) trait CpuTripleKernel: CustomOp3 {
+/// `CpuPairKernel` for three operands (a `CustomOp3`).
+pub(super) trait CpuTripleKernel {
+    /// The op's name, in candle's errors.
+    fn op_name(&self) -> &'static str;
+
+    /// The output's shape, from the first operand's layout: that layout's shape unless the op says otherwise.
+    fn output_shape(&self, first: &Layout) -> candle_core::Shape {
+        first.shape().clone()
+    }
+
     /// The output's elements from the operands' elements and layouts.
     fn outputs<T: CpuFloat>(
         &self,
@@ -179,10 +183,53 @@ pub(super) trait CpuTripleKernel: CustomOp3 {
             (CpuStorage::F64(a), CpuStorage::F64(b), CpuStorage::F64(c)) => {
                 Ok(CpuStorage::F64(self.outputs(((a, first_layout), (b, second_layout), (c, third_layout)))?))
             }
-            (other, ..) => Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), CustomOp3::name(self))),
+            (other, ..) => Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.op_name())),
         }
     }
 }
+
+/// candle's `CustomOp2` for each `pair` kernel and `CustomOp3` for each `triple` one: the kernel's name, and a
+/// `cpu_fwd` of its `storage` and `output_shape`.
+macro_rules! cpu_custom_ops {
+    (pair: $($pair:ty),*; triple: $($triple:ty),* $(;)?) => {
+        $(impl candle_core::CustomOp2 for $pair {
+            fn name(&self) -> &'static str {
+                $crate::backends::candle::elementwise::CpuPairKernel::op_name(self)
+            }
+
+            fn cpu_fwd(
+                &self,
+                lhs: &candle_core::CpuStorage,
+                lhs_layout: &candle_core::Layout,
+                rhs: &candle_core::CpuStorage,
+                rhs_layout: &candle_core::Layout,
+            ) -> candle_core::Result<(candle_core::CpuStorage, candle_core::Shape)> {
+                use $crate::backends::candle::elementwise::CpuPairKernel;
+                Ok((self.storage((lhs, lhs_layout), (rhs, rhs_layout))?, self.output_shape(lhs_layout)))
+            }
+        })*
+        $(impl candle_core::CustomOp3 for $triple {
+            fn name(&self) -> &'static str {
+                $crate::backends::candle::elementwise::CpuTripleKernel::op_name(self)
+            }
+
+            fn cpu_fwd(
+                &self,
+                first: &candle_core::CpuStorage,
+                first_layout: &candle_core::Layout,
+                second: &candle_core::CpuStorage,
+                second_layout: &candle_core::Layout,
+                third: &candle_core::CpuStorage,
+                third_layout: &candle_core::Layout,
+            ) -> candle_core::Result<(candle_core::CpuStorage, candle_core::Shape)> {
+                use $crate::backends::candle::elementwise::CpuTripleKernel;
+                let operands = ((first, first_layout), (second, second_layout), (third, third_layout));
+                Ok((self.storage(operands.0, operands.1, operands.2)?, self.output_shape(first_layout)))
+            }
+        })*
+    };
+}
+pub(super) use cpu_custom_ops;
 
 /// How a broadcast operand gives output element `i`: `block[(i / repeat) % block.len()]`. A tensor of the output's
 /// shape is one block read in order; a row broadcast over leading axes (a bias) is a block read again and again; a
@@ -440,6 +487,10 @@ pub(super) fn fused_gelu_backward(tensor: &Tensor, gradient: &Tensor) -> Result<
 struct GeluBackward;
 
 impl CpuPairKernel for GeluBackward {
+    fn op_name(&self) -> &'static str {
+        "gelu_backward"
+    }
+
     fn outputs<T: CpuFloat>(&self, values: (&[T], &Layout), gradients: (&[T], &Layout)) -> candle_core::Result<Vec<T>> {
         let (x, g) = (contiguous_slice("gelu_backward", values)?, contiguous_slice("gelu_backward", gradients)?);
         let constants = gelu_derivative_constants(|value| T::from(value).unwrap_or_else(T::nan));
@@ -456,22 +507,6 @@ impl CpuPairKernel for GeluBackward {
                 }
             })
         }
-    }
-}
-
-impl CustomOp2 for GeluBackward {
-    fn name(&self) -> &'static str {
-        "gelu_backward"
-    }
-
-    fn cpu_fwd(
-        &self,
-        values: &CpuStorage,
-        layout: &Layout,
-        gradients: &CpuStorage,
-        gradient_layout: &Layout,
-    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        Ok((self.storage((values, layout), (gradients, gradient_layout))?, layout.shape().clone()))
     }
 }
 
@@ -553,6 +588,14 @@ struct AdamUpdate {
 }
 
 impl CpuTripleKernel for AdamUpdate {
+    fn op_name(&self) -> &'static str {
+        "adam_step"
+    }
+
+    fn output_shape(&self, parameter: &Layout) -> candle_core::Shape {
+        candle_core::Shape::from([&[3], parameter.dims()].concat())
+    }
+
     fn outputs<T: CpuFloat>(
         &self,
         (parameter, gradient, moments): (CpuOperand<'_, T>, CpuOperand<'_, T>, CpuOperand<'_, T>),
@@ -572,24 +615,7 @@ impl CpuTripleKernel for AdamUpdate {
     }
 }
 
-impl CustomOp3 for AdamUpdate {
-    fn name(&self) -> &'static str {
-        "adam_step"
-    }
-
-    fn cpu_fwd(
-        &self,
-        parameters: &CpuStorage,
-        layout: &Layout,
-        gradients: &CpuStorage,
-        gradient_layout: &Layout,
-        moments: &CpuStorage,
-        moment_layout: &Layout,
-    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        let rows = self.storage((parameters, layout), (gradients, gradient_layout), (moments, moment_layout))?;
-        Ok((rows, candle_core::Shape::from([&[3], layout.dims()].concat())))
-    }
-}
+cpu_custom_ops!(pair: CpuBinary, GeluBackward; triple: AdamUpdate);
 
 #[cfg(test)]
 mod tests {

@@ -1,10 +1,10 @@
 //! The matrix product, with batches that broadcast: on the CPU in `f32` and `f64` the product the ndarray backend
 //! runs (`kernels::matmul`), elsewhere candle's GEMM kernels.
 
-use candle_core::{CpuStorage, CustomOp2, DType, Layout, Tensor};
+use candle_core::{DType, Layout, Tensor};
 use ndarray::{ArrayView, ArrayViewD, IxDyn, ShapeBuilder};
 
-use super::elementwise::{CpuFloat, CpuPairKernel, runs_cpu_kernels};
+use super::elementwise::{CpuFloat, CpuPairKernel, cpu_custom_ops, runs_cpu_kernels};
 use super::error::{OrBackend, dtype_of};
 use super::layout::shape_of;
 use super::memory::{check_output, check_output_like, filled, through_f32};
@@ -89,6 +89,14 @@ struct CpuMatmul {
 }
 
 impl CpuPairKernel for CpuMatmul {
+    fn op_name(&self) -> &'static str {
+        "matmul"
+    }
+
+    fn output_shape(&self, _: &Layout) -> candle_core::Shape {
+        self.shape.dims().into()
+    }
+
     fn outputs<E: CpuFloat>(&self, lhs: (&[E], &Layout), rhs: (&[E], &Layout)) -> candle_core::Result<Vec<E>> {
         // The product reserves its output's room itself, and writes it without clearing it first.
         let product = kernels::matmul::product("candle", view(lhs)?, view(rhs)?, &self.shape, Vec::new());
@@ -106,19 +114,4 @@ fn view<'a, E>((values, layout): (&'a [E], &Layout)) -> candle_core::Result<Arra
     ArrayView::from_shape(shape, values).map_err(candle_core::Error::wrap)
 }
 
-impl CustomOp2 for CpuMatmul {
-    fn name(&self) -> &'static str {
-        "matmul"
-    }
-
-    fn cpu_fwd(
-        &self,
-        lhs: &CpuStorage,
-        lhs_layout: &Layout,
-        rhs: &CpuStorage,
-        rhs_layout: &Layout,
-    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        let product = self.storage((lhs, lhs_layout), (rhs, rhs_layout))?;
-        Ok((product, self.shape.dims().into()))
-    }
-}
+cpu_custom_ops!(pair: CpuMatmul; triple:);

@@ -4,14 +4,14 @@ use candle_core::backend::BackendStorage;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
-use candle_core::{CpuStorage, CustomOp1, CustomOp2, CustomOp3, DType, Layout, Tensor};
+use candle_core::{CpuStorage, CustomOp1, DType, Layout, Tensor};
 use num_traits::Float;
 
 use super::elementwise::BinaryOp::{Add, Div, Mul, Sub};
 use super::elementwise::scalar_for;
 use super::elementwise::{
     CpuFloat, CpuKernel, CpuOperand, CpuPairKernel, CpuTripleKernel, Extreme, broadcast_binary, contiguous_slice,
-    runs_cpu_kernels,
+    cpu_custom_ops, runs_cpu_kernels,
 };
 use super::error::{OrBackend, dtype_of, float_dtype};
 use super::index::gather;
@@ -188,6 +188,10 @@ pub(super) fn fused_softmax_backward(output: &Tensor, gradient: &Tensor, axis: u
 struct SoftmaxBackward;
 
 impl CpuPairKernel for SoftmaxBackward {
+    fn op_name(&self) -> &'static str {
+        "softmax_backward"
+    }
+
     fn outputs<T: CpuFloat>(
         &self,
         outputs: (&[T], &Layout),
@@ -199,22 +203,6 @@ impl CpuPairKernel for SoftmaxBackward {
         unsafe {
             written_in_rows(op, (y.len(), width), |rows, outputs| row_pair((y, g), rows, outputs, softmax_backward_row))
         }
-    }
-}
-
-impl CustomOp2 for SoftmaxBackward {
-    fn name(&self) -> &'static str {
-        "softmax_backward"
-    }
-
-    fn cpu_fwd(
-        &self,
-        outputs: &CpuStorage,
-        layout: &Layout,
-        gradients: &CpuStorage,
-        gradient_layout: &Layout,
-    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        Ok((self.storage((outputs, layout), (gradients, gradient_layout))?, layout.shape().clone()))
     }
 }
 
@@ -274,6 +262,14 @@ struct LayerNormParameterGradients {
 }
 
 impl CpuPairKernel for LayerNormParameterGradients {
+    fn op_name(&self) -> &'static str {
+        "layer_norm_parameter_gradients"
+    }
+
+    fn output_shape(&self, values: &Layout) -> candle_core::Shape {
+        candle_core::Shape::from((2, last_size(values)))
+    }
+
     fn outputs<T: CpuFloat>(
         &self,
         values: CpuOperand<'_, T>,
@@ -287,23 +283,6 @@ impl CpuPairKernel for LayerNormParameterGradients {
     }
 }
 
-impl CustomOp2 for LayerNormParameterGradients {
-    fn name(&self) -> &'static str {
-        "layer_norm_parameter_gradients"
-    }
-
-    fn cpu_fwd(
-        &self,
-        values: &CpuStorage,
-        layout: &Layout,
-        gradients: &CpuStorage,
-        gradient_layout: &Layout,
-    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        let sums = self.storage((values, layout), (gradients, gradient_layout))?;
-        Ok((sums, candle_core::Shape::from((2, last_size(layout)))))
-    }
-}
-
 /// `layer_norm` of a contiguous CPU tensor of `f32` or `f64`: the ndarray backend's row kernel
 /// (`kernels::reduce::layer_norm_row`) on each row of a copy, so both CPU backends give the same bits.
 struct LayerNormRows {
@@ -312,6 +291,10 @@ struct LayerNormRows {
 }
 
 impl CpuTripleKernel for LayerNormRows {
+    fn op_name(&self) -> &'static str {
+        "layer_norm"
+    }
+
     fn outputs<T: CpuFloat>(
         &self,
         (x, gamma, beta): (CpuOperand<'_, T>, CpuOperand<'_, T>, CpuOperand<'_, T>),
@@ -327,30 +310,16 @@ impl CpuTripleKernel for LayerNormRows {
     }
 }
 
-impl CustomOp3 for LayerNormRows {
-    fn name(&self) -> &'static str {
-        "layer_norm"
-    }
-
-    fn cpu_fwd(
-        &self,
-        values: &CpuStorage,
-        layout: &Layout,
-        gamma: &CpuStorage,
-        gamma_layout: &Layout,
-        beta: &CpuStorage,
-        beta_layout: &Layout,
-    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        Ok((self.storage((values, layout), (gamma, gamma_layout), (beta, beta_layout))?, layout.shape().clone()))
-    }
-}
-
 struct LayerNormBackward {
     /// Already rounded to the tensor's dtype.
     eps: f64,
 }
 
 impl CpuTripleKernel for LayerNormBackward {
+    fn op_name(&self) -> &'static str {
+        "layer_norm_backward"
+    }
+
     fn outputs<T: CpuFloat>(
         &self,
         (x, gamma, g): (CpuOperand<'_, T>, CpuOperand<'_, T>, CpuOperand<'_, T>),
@@ -365,25 +334,6 @@ impl CpuTripleKernel for LayerNormBackward {
                 row_pair((x, g), rows, outputs, |x, g, outputs| layer_norm_backward_row((x, g, gamma), eps, outputs))
             })
         }
-    }
-}
-
-impl CustomOp3 for LayerNormBackward {
-    fn name(&self) -> &'static str {
-        "layer_norm_backward"
-    }
-
-    fn cpu_fwd(
-        &self,
-        values: &CpuStorage,
-        layout: &Layout,
-        gamma: &CpuStorage,
-        gamma_layout: &Layout,
-        gradients: &CpuStorage,
-        gradient_layout: &Layout,
-    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        let operands = self.storage((values, layout), (gamma, gamma_layout), (gradients, gradient_layout))?;
-        Ok((operands, layout.shape().clone()))
     }
 }
 
@@ -576,3 +526,5 @@ fn check_reduced_output(op: &'static str, tensor: &Tensor, axis: usize, dtype: D
 fn reciprocal(count: usize) -> f64 {
     1.0 / count as f64
 }
+
+cpu_custom_ops!(pair: SoftmaxBackward, LayerNormParameterGradients; triple: LayerNormRows, LayerNormBackward);

@@ -3,9 +3,11 @@
 //! and multiplies by `gemm`, whose threads slow a step on two cores (as for `matmul`); its weight's gradient went
 //! through `unfold2d`'s index picks.
 
-use candle_core::{CpuStorage, CustomOp2, DType, Layout, Tensor};
+use candle_core::{DType, Layout, Tensor};
 
-use crate::backends::candle::elementwise::{CpuFloat, CpuPairKernel, contiguous_slice, runs_cpu_kernels};
+use crate::backends::candle::elementwise::{
+    CpuFloat, CpuPairKernel, contiguous_slice, cpu_custom_ops, runs_cpu_kernels,
+};
 use crate::backends::candle::error::OrBackend;
 use crate::backends::candle::memory::{check_output, check_output_like, through_f32};
 use crate::error::Result;
@@ -70,6 +72,14 @@ impl CpuConvolution {
 }
 
 impl CpuPairKernel for CpuConvolution {
+    fn op_name(&self) -> &'static str {
+        self.op
+    }
+
+    fn output_shape(&self, _: &Layout) -> candle_core::Shape {
+        self.output.to_vec().into()
+    }
+
     fn outputs<E: CpuFloat>(&self, lhs: (&[E], &Layout), rhs: (&[E], &Layout)) -> candle_core::Result<Vec<E>> {
         let (lhs, rhs) = (contiguous_slice(self.op, lhs)?, contiguous_slice(self.op, rhs)?);
         let values = match self.product {
@@ -81,18 +91,4 @@ impl CpuPairKernel for CpuConvolution {
     }
 }
 
-impl CustomOp2 for CpuConvolution {
-    fn name(&self) -> &'static str {
-        self.op
-    }
-
-    fn cpu_fwd(
-        &self,
-        lhs: &CpuStorage,
-        lhs_layout: &Layout,
-        rhs: &CpuStorage,
-        rhs_layout: &Layout,
-    ) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        Ok((self.storage((lhs, lhs_layout), (rhs, rhs_layout))?, self.output.to_vec().into()))
-    }
-}
+cpu_custom_ops!(pair: CpuConvolution; triple:);
