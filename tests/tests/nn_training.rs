@@ -114,6 +114,14 @@ fn an_optimizer_state_saved_and_loaded_continues_exactly() {
     for ((name, a), (_, b)) in continued.params().unwrap().iter().zip(resumed.params().unwrap()) {
         assert_eq!(a.to_f64_vec().unwrap(), b.to_f64_vec().unwrap(), "{name}");
     }
+    // A state with one moment of a pair missing is refused, naming it.
+    let mut lacking = record::from_bytes(&bytes, &NdArrayDevice).unwrap();
+    let dropped = lacking.iter().position(|(name, _)| name.ends_with(".exp_avg_sq")).unwrap();
+    let (dropped, _) = lacking.remove(dropped);
+    let error = AdamW::<Ad>::new(0.01).load_state(lacking).unwrap_err();
+    let named = matches!(&error, Error::RecordMismatch { op: "load_state", missing, unexpected }
+        if *missing == [dropped.clone()] && unexpected.is_empty());
+    assert!(named, "{error}");
     // A state the optimizer does not know is refused, not dropped.
     let mut foreign = Sgd::<Ad>::new(0.1);
     let error = foreign.load_state(record::from_bytes(&bytes, &NdArrayDevice).unwrap()).unwrap_err();
