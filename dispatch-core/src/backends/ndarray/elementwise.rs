@@ -1,6 +1,7 @@
 //! Element-wise ops: binary ops broadcast with numpy rules, unary ops map every element. Each is written once,
 //! generic over the element type, and the result keeps the operands' dtype.
 
+use std::borrow::Cow;
 use std::mem::MaybeUninit;
 
 use ndarray::{ArcArrayD, ArrayD, ArrayView1, ArrayViewD, ArrayViewMut1, Axis, Dimension, IxDyn, Zip};
@@ -51,7 +52,7 @@ macro_rules! zip_collect {
 pub(super) use zip_collect;
 
 /// `f` of the operands broadcast to their common shape: by the slice loops that vectorise when both are row-major
-/// and large enough to keep, else as `zip_collect!` writes it.
+/// and large enough to keep, or when the work is heavy; else as `zip_collect!` writes it.
 pub(super) fn zip_arrays<E: Element>(
     op: &'static str,
     dtype: DType,
@@ -63,24 +64,42 @@ pub(super) fn zip_arrays<E: Element>(
     let (lhs, rhs) = broadcast_pair(op, lhs, rhs)?;
     check_output::<E>(op, lhs.len())?;
     if let (Some(a), Some(b), true) = (lhs.as_slice(), rhs.as_slice(), buffers::reused(lhs.len())) {
-        // SAFETY: a part gets as many inputs of each side as it has outputs (else NaN), and `zip_slices` writes one
-        // output per pair.
-        let output = unsafe {
-            written_in_parts(op, lhs.raw_dim(), work, |start, part| {
-                let range = start..start.saturating_add(part.len());
-                match (a.get(range.clone()), b.get(range)) {
-                    (Some(a), Some(b)) => zip_slices(work, a, b, part, &f),
-                    _ => all_nan::<E, _>(part),
-                }
-            })?
-        };
-        return Ok(NdArrayTensor::output(dtype, output));
+        return zipped_slices(op, dtype, lhs.raw_dim(), (a, b), work, &f);
     }
     if let Some(output) = zip_by_rows(op, &lhs, &rhs, work, &f)? {
         return Ok(NdArrayTensor::output(dtype, output));
     }
+    if matches!(work, Work::Heavy) {
+        // One element at a time, each step of a kernel's polynomial would be a call to `fma` (about 50 ns an element
+        // where the slice loops take under 1): the operands are copied row-major instead, broadcasts expanded.
+        let (a, b) = (row_major(op, lhs.view())?, row_major(op, rhs.view())?);
+        return zipped_slices(op, dtype, lhs.raw_dim(), (&a, &b), work, &f);
+    }
     let row_major = lhs.is_standard_layout() || rhs.is_standard_layout();
     let output = zip_collect!(op, work, row_major, [&lhs, &rhs], |&a, &b| f(a, b))?;
+    Ok(NdArrayTensor::output(dtype, output))
+}
+
+/// `f` of row-major operands of `dims`'s length into a row-major output, by the slice loops.
+fn zipped_slices<E: Element>(
+    op: &'static str,
+    dtype: DType,
+    dims: IxDyn,
+    (a, b): (&[E], &[E]),
+    work: Work,
+    f: &(impl Fn(E, E) -> E + Sync + Send),
+) -> Result<NdArrayTensor> {
+    // SAFETY: a part gets as many inputs of each side as it has outputs (else NaN), and `zip_slices` writes one
+    // output per pair.
+    let output = unsafe {
+        written_in_parts(op, dims, work, |start, part| {
+            let range = start..start.saturating_add(part.len());
+            match (a.get(range.clone()), b.get(range)) {
+                (Some(a), Some(b)) => zip_slices(work, a, b, part, f),
+                _ => all_nan::<E, _>(part),
+            }
+        })?
+    };
     Ok(NdArrayTensor::output(dtype, output))
 }
 
@@ -125,8 +144,8 @@ fn zip_by_rows<E: Element>(
     Ok(Some(output))
 }
 
-/// `f` of every element: by the slice loop that vectorises when the array is row-major and large enough to keep,
-/// else as `zip_collect!` writes it.
+/// `f` of every element: by the slice loop that vectorises when the array is row-major and large enough to keep, or
+/// when the work is heavy; else as `zip_collect!` writes it.
 pub(super) fn map_array<E: Element>(
     op: &'static str,
     dtype: DType,
@@ -148,7 +167,14 @@ fn map_array_by<E: Element>(
     slices: impl Fn(&[E], &mut [MaybeUninit<E>]) + Sync + Send,
 ) -> Result<NdArrayTensor> {
     check_output::<E>(op, array.len())?;
-    if let (Some(values), true) = (array.as_slice(), buffers::reused(array.len())) {
+    let values = match (array.as_slice(), buffers::reused(array.len()), work) {
+        (Some(values), true, _) => Some(Cow::Borrowed(values)),
+        // One element at a time, each step of a kernel's polynomial would be a call to `fma` (about 50 ns an element
+        // where the slice loops take under 1): a small or strided array goes through them too, copied row-major.
+        (.., Work::Heavy) => Some(row_major(op, array.view())?),
+        _ => None,
+    };
+    if let Some(values) = values {
         // SAFETY: a part gets as many inputs as it has outputs (else NaN), and `slices` writes one output per input.
         let output = unsafe {
             written_in_parts(op, array.raw_dim(), work, |start, part| {
