@@ -11,6 +11,7 @@ use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
@@ -54,7 +55,8 @@ pub fn build_pool_with_calling_thread(threads: usize) -> Result<usize> {
 }
 
 /// Keeps the pool's other threads polling for work, instead of sleeping between passes, while the returned guard
-/// lives: a pass split across threads then starts on them at once, without a wake-up through the kernel. Call it on
+/// lives (a thread that finds none for 50 ms goes back to sleeping): a pass split across threads then starts on them
+/// at once, without a wake-up through the kernel. Call it on
 /// the thread that runs the training loop (after [`build_pool_with_calling_thread`]) and hold the guard for the
 /// loop: with it, and matrix products on the same pool, the GPT training step took 0.86x (ndarray) and 0.87x
 /// (candle) its time on two cores (BENCHMARKS.md, group 7), as PyTorch's OpenMP threads also spin between regions.
@@ -92,22 +94,35 @@ pub fn keep_pool_spinning() -> PoolSpinning {
 }
 
 /// Runs the pool's work as it comes (queued on this thread, taken from another's, or handed in from outside the
-/// pool) until `stop` is set.
+/// pool) until `stop` is set, or until it has found none for `IDLE_POLL`.
 ///
-/// A thread polls for one guard at a time. A later guard's job can reach a thread that is still polling for an
-/// earlier one (whose guard was dropped but which is running a job it took), inside a job's wait: polling there
-/// would hold that job, and so the step that drops the later guard, forever. Such a job returns at once.
+/// A guard's job can reach a thread inside another job's wait: a part of a pass the thread took before the guard's
+/// job, waiting there on a part another thread took. Polling on the stack above that wait holds the part, so the
+/// pass, and the step that would drop the guard, wait forever (a test's loop of a guard a step hung so, with the
+/// calling thread asleep in the pass and this one polling). rayon does not say whether a job runs inside another's
+/// wait, so polling ends after a stretch without work: there, nothing else is left to run. Between a training
+/// step's passes the stretches are far shorter. A thread polls for one guard at a time, and a later guard's job that
+/// reaches it while it polls returns at once.
 fn poll_until(stop: &AtomicBool) {
     if POLLING_HERE.replace(true) {
         return;
     }
     let _polling = Polling::start();
+    let mut idle_since = None;
     while !stop.load(Ordering::Acquire) {
-        if rayon::yield_now() != Some(rayon::Yield::Executed) {
-            std::hint::spin_loop();
+        if rayon::yield_now() == Some(rayon::Yield::Executed) {
+            idle_since = None;
+            continue;
         }
+        if idle_since.get_or_insert_with(Instant::now).elapsed() > IDLE_POLL {
+            return;
+        }
+        std::hint::spin_loop();
     }
 }
+
+/// How long a polling thread goes without work before it stops polling (see `poll_until`).
+const IDLE_POLL: Duration = Duration::from_millis(50);
 
 thread_local! {
     /// Whether this thread is polling for a guard of [`keep_pool_spinning`].

@@ -329,9 +329,7 @@ pub(super) fn row_major<'a, T: Copy>(op: &'static str, view: ArrayViewD<'a, T>) 
     let Some(&first) = view.first() else { return Ok(Cow::Owned(values)) };
     // `assign` copies by whole inner rows: an element-by-element walk of a permuted view took about 30 ns an element.
     values.resize(view.len(), first);
-    ArrayViewMutD::from_shape(view.raw_dim(), &mut values[..])
-        .map_err(|error| ndarray_error(op, error))?
-        .assign(&view);
+    ArrayViewMutD::from_shape(view.raw_dim(), &mut values[..]).map_err(|error| ndarray_error(op, error))?.assign(&view);
     Ok(Cow::Owned(values))
 }
 
