@@ -110,6 +110,10 @@ macro_rules! sample_operand {
     ($operands:ident, u64) => {
         1u64
     };
+    // Flags (`causal`): the case that does more.
+    ($operands:ident, bool) => {
+        true
+    };
     // Axes and sizes: 0 fits a `[1, 1, 1, 1]` tensor everywhere one is asked for.
     ($operands:ident, usize) => {
         0usize

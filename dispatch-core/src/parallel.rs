@@ -208,16 +208,16 @@ pub(crate) fn split(work: Work, len: usize) -> bool {
     len >= work.split_from() && rayon::current_num_threads() > 1
 }
 
-/// `f` on every `width`-long row of `values`, across threads when worth splitting. A trailing part shorter than a
-/// row, or a width of 0, gets no call.
-pub(crate) fn for_each_row<E: Send>(values: &mut [E], width: usize, f: impl Fn(&mut [E]) + Sync + Send) {
+/// `f(index, row)` on every `width`-long row of `values`, across threads when worth splitting. A trailing part
+/// shorter than a row, or a width of 0, gets no call.
+pub(crate) fn for_each_row<E: Send>(values: &mut [E], width: usize, f: impl Fn(usize, &mut [E]) + Sync + Send) {
     if width == 0 {
         return;
     }
     if split(Work::Heavy, values.len()) {
-        values.par_chunks_exact_mut(width).for_each(f);
+        values.par_chunks_exact_mut(width).enumerate().for_each(|(index, row)| f(index, row));
     } else {
-        values.chunks_exact_mut(width).for_each(f);
+        values.chunks_exact_mut(width).enumerate().for_each(|(index, row)| f(index, row));
     }
 }
 

@@ -314,13 +314,13 @@ fn zero_sized_dims_follow_the_documented_rules<B: Backend>(device: &B::Device) {
 }
 
 /// Both CPU backends run dispatch-core's own `exp`, `erf`, GELU and GELU-backward kernels, its softmax, softmax-
-/// backward, layer-norm and layer-norm-backward rows, its layer-norm parameter sums and its Adam step on `f32` and
-/// `f64`, so they give the same bits: on a strided input, on rows longer than a softmax row's chunk, and in the
+/// backward, layer-norm, layer-norm-backward and attention rows (after the same product), its layer-norm parameter
+/// sums and its Adam step on `f32` and `f64`, so they give the same bits: on a strided input, on rows longer than a softmax row's chunk, and in the
 /// GELU's left tail, where candle's own `f32` kernel cancels (it gave -0 for the GELU of -6, whose value is -5.9e-9).
 #[test]
 fn exp_erf_gelu_and_its_backward_give_the_same_bits_on_both_cpu_backends() {
     use dispatch_core::backends::{Candle, CandleDevice, NdArray, NdArrayDevice};
-    const OPS: usize = 11;
+    const OPS: usize = 12;
     fn bits<B: Backend>(values: &[f64], dtype: DType, device: &B::Device) -> Vec<Vec<u64>> {
         // 40 rows of 16 columns, read through a transpose so the ops see a strided layout as well, and 8 rows of
         // 80, longer than the 64 exponentials the softmax rows take at a time.
@@ -345,6 +345,7 @@ fn exp_erf_gelu_and_its_backward_give_the_same_bits_on_both_cpu_backends() {
                 let options = AdamStep { weight_decay: 0.01, decoupled: true, step: 2, ..AdamStep::default() };
                 x.adam_step(&x.exp()?, &Tensor::stack(&[x.clone(), x.square()?], 0)?, options)
             },
+            |x| x.attention_weights(x, 0.25, true),
         ];
         let mut all = Vec::new();
         for input in [&rows, &columns, &wide] {

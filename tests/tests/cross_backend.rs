@@ -245,6 +245,29 @@ fn random_programs_reach_every_op_every_error_kind_and_every_edge() {
     let grouped =
         |step: &Step| matches!(step, Step::Conv2d { options, .. } if options.groups > 1 && options.stride != [1, 1]);
     assert!(steps.iter().any(|(step, _)| grouped(step)), "no strided grouped conv2d");
+
+    // Causal attention that ran, its output `[..., queries, keys]`, by whether the current tensor was the query.
+    let causal_attention = |program: &Program| {
+        let trace = Trace::run(program);
+        let ran = program.steps.iter().zip(trace.values.windows(2));
+        ran.filter_map(|(step, values)| match step {
+            Step::AttentionWeights { current_is_query, causal: true, .. } => {
+                let dims = values[1].dims();
+                Some((*current_is_query, dims[dims.len() - 2], dims[dims.len() - 1]))
+            }
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+    };
+    let attention: Vec<(bool, usize, usize)> = programs.iter().flat_map(causal_attention).collect();
+    for current_is_query in [true, false] {
+        let reached = |shape: fn(usize, usize) -> bool| {
+            attention.iter().any(|&(query, queries, keys)| query == current_is_query && shape(queries, keys))
+        };
+        let role = if current_is_query { "query" } else { "key" };
+        assert!(reached(|queries, keys| 0 < queries && queries < keys), "no causal attention as the {role}, more keys");
+        assert!(reached(|queries, keys| 0 < keys && keys < queries), "no causal attention as the {role}, more queries");
+    }
 }
 
 /// `random_uniform` and `random_normal`: the same bits from the same seed on every backend and variant, of the
@@ -314,6 +337,61 @@ fn cross_entropy_faults_are_the_same_error_everywhere() {
         let outcome = expect(&no_rows).outcome;
         assert!(matches!(&outcome, Ok(Value::Float(f)) if f.values.len() == 1 && f.values[0].is_nan()), "{outcome:?}");
         check(&no_rows);
+    }
+}
+
+/// `attention_weights` on bad input, which the random programs draw only now and then, in every dtype: a rank of 1 on
+/// either side, another width, other leading dims (a 1 does not broadcast), another rank, another dtype. And its
+/// edges: no queries, no keys, no width, causal masks over more keys than queries and over fewer, where every
+/// backend gives the masked keys a weight of exactly 0.
+#[test]
+fn attention_weights_faults_and_edges_are_the_same_everywhere() {
+    let attention = |other: &[usize], dtype, current_is_query, causal| Step::AttentionWeights {
+        other: grid(other, 6, dtype),
+        current_is_query,
+        scale: 0.5,
+        causal,
+    };
+    for dtype in DType::ALL {
+        let other_dtype = if dtype == DType::F32 { DType::F64 } else { DType::F32 };
+        let faults = [
+            (vec![3], attention(&[2, 3], dtype, true, false), ErrorKind::BadArgument),
+            (vec![2, 3], attention(&[3], dtype, false, true), ErrorKind::BadArgument),
+            (vec![2, 3], attention(&[2, 4], dtype, true, false), ErrorKind::ShapeMismatch),
+            (vec![2, 2, 3], attention(&[1, 2, 3], dtype, true, true), ErrorKind::ShapeMismatch),
+            (vec![1, 2, 3], attention(&[2, 2, 3], dtype, false, false), ErrorKind::ShapeMismatch),
+            (vec![2, 2, 3], attention(&[2, 3], dtype, true, false), ErrorKind::ShapeMismatch),
+            (vec![2, 3], attention(&[2, 3], other_dtype, true, false), ErrorKind::DTypeMismatch),
+        ];
+        for (input, step, kind) in &faults {
+            let program = program_of(input, dtype, vec![step.clone()]);
+            let outcome = expect(&program).outcome;
+            assert!(matches!(&outcome, Err(failure) if failure.kind == *kind), "{program:?}: {outcome:?}");
+            check(&program);
+        }
+        let edges = [
+            (vec![2, 0, 3], attention(&[2, 4, 3], dtype, true, true)),
+            (vec![2, 3, 3], attention(&[2, 0, 3], dtype, true, true)),
+            (vec![3, 0], attention(&[2, 0], dtype, false, false)),
+            (vec![1, 2, 3], attention(&[1, 4, 3], dtype, true, true)),
+            (vec![4, 3], attention(&[2, 3], dtype, true, true)),
+            (vec![2, 3], attention(&[4, 3], dtype, false, true)),
+            (vec![2, 3, 3], attention(&[2, 3, 3], dtype, false, true)),
+        ];
+        for (input, step) in edges {
+            let program = program_of(&input, dtype, vec![step]);
+            let Ok(Value::Float(expected)) = expect(&program).outcome else { panic!("{program:?} fails") };
+            check(&program);
+            for answer in answers(&program) {
+                let Ok(Output::Float { values, .. }) = &answer.output else {
+                    panic!("{}: {:?}", answer.name, answer.output)
+                };
+                let masked = expected.values.iter().zip(values).filter(|(expected, _)| **expected == 0.0);
+                for (_, value) in masked {
+                    assert!(*value == 0.0, "{}: a masked weight of {value} in {program:?}", answer.name);
+                }
+            }
+        }
     }
 }
 

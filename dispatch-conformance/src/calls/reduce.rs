@@ -122,6 +122,20 @@ pub fn softmax_backward<B: Backend>(o: &Operands<B>) -> Floats<B> {
     ]
 }
 
+/// The attention weights of `cube`'s queries over the keys of `fine` and of `slab` (fewer keys than queries), with and
+/// without the causal mask, and over `positive` scaled by 2; a key of rank 1 and one whose leading dims differ are
+/// errors.
+pub fn attention_weights<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    vec![
+        B::attention_weights(&o.cube, &o.fine, 0.5, false),
+        B::attention_weights(&o.cube, &o.fine, 0.5, true),
+        B::attention_weights(&o.cube, &o.slab, 0.5, true),
+        B::attention_weights(&o.slab, &o.positive, 2.0, true),
+        B::attention_weights(&o.cube, &o.row, 0.5, false),
+        B::attention_weights(&o.cube, &o.partner, 0.5, true),
+    ]
+}
+
 /// The gradient of `layer_norm` by `cube` and by `fine`, scaled by `row`, given the other as the output's gradient;
 /// `[3, 1]` parameters and a gradient of another shape are errors.
 pub fn layer_norm_backward<B: Backend>(o: &Operands<B>) -> Floats<B> {

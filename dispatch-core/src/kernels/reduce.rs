@@ -48,6 +48,22 @@ pub(crate) fn normalise_row<T: Kernels + Float>(row: &mut [T], which: Normalise)
     }
 }
 
+/// A row of attention scores turned into weights in place: the first `attended` entries scaled, then normalised by
+/// softmax as `normalise_row` does; the rest, the keys a causal query may not see, 0. Those are what `softmax` gives
+/// the composition's masked `-inf` entries: 0, or NaN where the row's sum is NaN (then every weight of the row is).
+pub(crate) fn attention_row<T: Kernels + Float>(row: &mut [T], attended: usize, scale: T) {
+    let (seen, unseen) = row.split_at_mut(attended.min(row.len()));
+    if scale != T::one() {
+        map_in_place(Work::Light, seen, |x| x * scale);
+    }
+    normalise_row(seen, Normalise::Exp);
+    let hidden = match seen.first() {
+        Some(weight) if weight.is_nan() => T::nan(),
+        _ => T::zero(),
+    };
+    unseen.fill(hidden);
+}
+
 /// The largest entry, `None` for an empty row. An entry replaces a partial maximum only when it is strictly greater
 /// (the rule candle's max uses), so NaN is kept only as the first entry, which then starts every partial maximum.
 pub(crate) fn row_max<T: Float>(row: &[T]) -> Option<T> {

@@ -48,6 +48,14 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::softmax_backward(&self.primitive, &gradient.primitive, axis))
     }
 
+    /// Attention weights of the queries `self` (`[..., queries, width]`) over `key` (`[..., keys, width]`, the same
+    /// leading dims): softmax over the last axis of `scale self keyᵀ`, as `[..., queries, keys]`. With `causal`,
+    /// query `i` attends to keys `0..=i` only, the others' weights exactly 0. Scaled-dot-product attention is these
+    /// weights times the values: `q.attention_weights(&k, 1.0 / (width as f64).sqrt(), true)?.matmul(&v)`.
+    pub fn attention_weights(&self, key: &Self, scale: f64, causal: bool) -> Result<Self> {
+        Self::wrap(B::attention_weights(&self.primitive, &key.primitive, scale, causal))
+    }
+
     /// The gradient of [`Tensor::layer_norm`] by its input `self`, given `gamma` and the gradient of the output, in
     /// one op where the backend fuses it (as `layer_norm`'s backward rule uses it).
     pub fn layer_norm_backward(&self, gamma: &Self, gradient: &Self, eps: f64) -> Result<Self> {

@@ -1,6 +1,6 @@
 //! Multi-head causal self-attention, as in GPT.
 
-use dispatch_core::{Backend, DType, DeviceOf, Error, IntTensor, RankRule, Result, Tensor};
+use dispatch_core::{Backend, DType, DeviceOf, Error, RankRule, Result, Tensor};
 
 use super::linear::Linear;
 use crate::Module;
@@ -49,12 +49,8 @@ impl<B: Backend> CausalSelfAttention<B> {
             projected.reshape([batch, time, heads, head_width])?.permute([0, 2, 1, 3])
         };
         let (queries, keys, values) = (part(0)?, part(1)?, part(2)?);
-        let scores = queries.matmul(&keys.swap_dims(2, 3)?)?.mul_scalar(1.0 / (head_width as f64).sqrt())?;
-        // Made on the device: key position > query position, row by column. Uploading a host mask every forward
-        // would be a copy per step on a GPU.
-        let positions = IntTensor::arange(0, i64::try_from(time).unwrap_or(i64::MAX), &x.device())?;
-        let future = positions.reshape([1, time])?.gt(&positions.reshape([time, 1])?)?;
-        let weights = scores.mask_fill(&future, f64::NEG_INFINITY)?.softmax(3)?;
+        // The scaled scores, the causal mask and the softmax in one op (and one node of the graph).
+        let weights = queries.attention_weights(&keys, 1.0 / (head_width as f64).sqrt(), true)?;
         let mixed = weights.matmul(&values)?.permute([0, 2, 1, 3])?.reshape([batch, time, width])?;
         self.proj.forward(&mixed)
     }

@@ -5,6 +5,7 @@
 //! order. The planner keeps only steps whose estimate stays well inside the tolerance, and decisions whose margin
 //! is well outside it.
 
+use crate::support::attention_error;
 use crate::support::gradient::derivative;
 use crate::support::interpret::{Operands, apply};
 use crate::support::layer_norm_error;
@@ -139,6 +140,7 @@ pub fn propagate(step: &Step, input: &Value, error: &[f64], operands: &Operands,
             lane_error(*op, x, error, *axis, u)
         }
         Step::LayerNorm { .. } => layer_norm_error::forward(step, x, error, operands, y, u),
+        Step::AttentionWeights { .. } => attention_error::forward(step, x, error, operands),
         Step::Adam { options, .. } => adam_step_error(options, x, error, operands, u),
         Step::CrossEntropy { .. } => softmax_error::cross_entropy_forward(x, error, &operands.ints[0], u),
         // Steps that move values, or pick one of several: their own op on the errors (all at least 0) carries them.

@@ -6,6 +6,7 @@
 
 use crate::support::interpret::{Operands, Trace, apply};
 use crate::support::program::{Binary, LayerNormArgument, Reduce, ReduceDim, Scalar, Step, Unary};
+use crate::support::reference::attention::{self, AttentionSizes, query_and_key};
 use crate::support::reference::elementwise::{apply_unary, gelu_derivative, gelu_second_derivative};
 use crate::support::reference::reduce::{lanes, normalise_row, reduce_dim, unlanes};
 use crate::support::reference::window::max_positions;
@@ -82,6 +83,9 @@ pub fn vjp(step: &Step, input: &Floats, output: &Value, operands: &Operands, g: 
             Some(layer_norm_gradient(input, &operands.floats[0], *eps, g))
         }
         Step::CrossEntropy { .. } => Some(cross_entropy_gradient(input, &operands.ints[0], g[0])),
+        Step::AttentionWeights { current_is_query, scale, causal, .. } => {
+            Some(attention_gradient(*current_is_query, input, &operands.floats[0], s(*scale), *causal, g))
+        }
         Step::MaxPool2d(window) => {
             let mut gradient = vec![0.0; input.values.len()];
             let positions = max_positions(input, window).expect("max_pool2d ran on this input");
@@ -235,6 +239,35 @@ fn cross_entropy_gradient(logits: &Floats, targets: &Ints, g: f64) -> Vec<f64> {
     softmax.values.iter().enumerate().map(|(at, p)| (p - picked(at)) * scale).collect()
 }
 
+/// `attention_weights` by its query or its key, `g` the weights' gradient: row by row `ds = p (g - Σ g p)` (0 where
+/// a key is masked, as its weight is), then `scale ds key` by the query, `scale dsᵀ query` by the key.
+fn attention_gradient(
+    current_is_query: bool,
+    current: &Floats,
+    other: &Floats,
+    scale: f64,
+    causal: bool,
+    g: &[f64],
+) -> Vec<f64> {
+    let [query, key] = query_and_key(current_is_query, current, other);
+    let sizes = AttentionSizes::of(query, key).expect("attention_weights ran on these operands");
+    let weights = attention::weights(&sizes, query, key, scale, causal);
+    let mut scores_gradient = vec![0.0; weights.len()];
+    for (start, attended) in sizes.rows(causal) {
+        let row = start..start + attended;
+        let dot: f64 = row.clone().map(|at| g[at] * weights[at]).sum();
+        for at in row {
+            scores_gradient[at] = weights[at] * (g[at] - dot);
+        }
+    }
+    let product = if current_is_query {
+        sizes.by_query(&scores_gradient, &key.values)
+    } else {
+        sizes.by_key(&scores_gradient, &query.values)
+    };
+    product.iter().map(|entry| scale * entry).collect()
+}
+
 /// Whether `vjp` differentiates the step by probing it: the steps affine in the current tensor.
 pub fn is_affine(step: &Step) -> bool {
     match step {
@@ -253,6 +286,7 @@ pub fn is_affine(step: &Step) -> bool {
         Step::Clamp { .. }
         | Step::Adam { .. }
         | Step::CrossEntropy { .. }
+        | Step::AttentionWeights { .. }
         | Step::MaxPool2d(_)
         | Step::Cast(_)
         | Step::HostOp

@@ -3,6 +3,7 @@
 //! adds what the errors of its input and output (the forward estimates) change in its derivative (measured by
 //! differentiating at values moved by those estimates), and adds the rounding of its own arithmetic.
 
+use crate::support::attention_error;
 use crate::support::error_bound::unit_roundoff;
 use crate::support::gradient::{affine_columns, is_affine, vjp};
 use crate::support::interpret::Trace;
@@ -40,7 +41,12 @@ pub fn gradients_with_errors(steps: &[Step], trace: &Trace, weights: &[f64]) -> 
         let coarser =
             dtype_of(output).map_or(x.dtype, |d| if unit_roundoff(d) > unit_roundoff(x.dtype) { d } else { x.dtype });
         let u = unit_roundoff(coarser);
-        let next = if is_affine(step) {
+        let next = if let Step::AttentionWeights { .. } = step {
+            // Estimated in full by `attention_error`: the generic estimate below weighs the upstream errors by the
+            // signed Jacobian, whose terms may cancel.
+            let gradient = vjp(step, x, output, operands, g).expect("attention_weights passes gradients");
+            (gradient, attention_error::backward(step, x, &trace.errors[k + 1], operands, g, e))
+        } else if is_affine(step) {
             affine_columns(step, x, operands)
                 .iter()
                 .map(|column| {

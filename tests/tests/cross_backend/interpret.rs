@@ -5,7 +5,7 @@ use crate::support::error_bound;
 use crate::support::program::{
     Binary, BoolOperand, Fill, FloatOperand, IntFill, IntOperand, Program, Reduce, ReduceDim, Scalar, Step, Unary,
 };
-use crate::support::reference::{elementwise, index, int_bool, layout, reduce, window};
+use crate::support::reference::{attention, elementwise, index, int_bool, layout, reduce, window};
 use crate::support::values::{
     self, Bools, Floats, Ints, Outcome, Value, count, granularity, invalid, precision_bits, representable, round_to,
 };
@@ -107,6 +107,10 @@ pub fn apply(step: &Step, current: &Value, operands: &Operands) -> Outcome<Value
         Step::Matmul { current_first, .. } => {
             let [a, b] = ordered(*current_first);
             floats(layout::matmul(a, b))
+        }
+        Step::AttentionWeights { current_is_query, scale, causal, .. } => {
+            let [query, key] = ordered(*current_is_query);
+            floats(attention::attention_weights(query, key, *scale, *causal))
         }
         Step::Reshape(dims) => floats(layout::reshape(float(current), dims)),
         Step::Permute(axes) => floats(layout::permute(float(current), axes)),
@@ -273,7 +277,7 @@ fn exactness(step: &Step) -> Exactness {
 }
 
 /// The exponent of the smallest positive value (the subnormal quantum) of each dtype, negated.
-fn quantum_exponent(dtype: DType) -> i32 {
+pub fn quantum_exponent(dtype: DType) -> i32 {
     match dtype {
         DType::F64 => 1074,
         DType::F32 => 149,

@@ -1,6 +1,7 @@
 //! The machinery of `cross_backend.rs`: programs, the reference interpreter they are checked against, the planner
 //! that draws them, and the runner that runs them on a backend.
 
+pub mod attention_error;
 pub mod check;
 pub mod draw;
 pub mod error_bound;

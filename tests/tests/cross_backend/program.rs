@@ -205,6 +205,14 @@ pub enum Step {
         other: FloatOperand,
         current_first: bool,
     },
+    /// `query.attention_weights(key, scale, causal)`, the current tensor as the query (`current_is_query`) or as the
+    /// key, and `other` as the other one.
+    AttentionWeights {
+        other: FloatOperand,
+        current_is_query: bool,
+        scale: f64,
+        causal: bool,
+    },
     Reshape(Vec<usize>),
     Permute(Vec<usize>),
     SwapDims(usize, usize),
@@ -376,6 +384,7 @@ impl Step {
         match self {
             Step::Binary { other, .. }
             | Step::Matmul { other, .. }
+            | Step::AttentionWeights { other, .. }
             | Step::Cat { other, .. }
             | Step::Stack { other, .. }
             | Step::SliceAssign { other, .. }

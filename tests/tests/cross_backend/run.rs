@@ -189,6 +189,10 @@ fn run_step<B: Backend>(step: &Step, current: &Current<B>, device: &B::Device) -
             let [a, b] = ordered(float(current), operand(other)?, *current_first);
             F(a.matmul(&b)?)
         }
+        Step::AttentionWeights { other, current_is_query, scale, causal } => {
+            let [query, key] = ordered(float(current), operand(other)?, *current_is_query);
+            F(query.attention_weights(&key, *scale, *causal)?)
+        }
         Step::Reshape(dims) => F(float(current).reshape(dims.clone())?),
         Step::Permute(axes) => F(float(current).permute(axes.clone())?),
         Step::SwapDims(a, b) => F(float(current).swap_dims(*a, *b)?),

@@ -74,6 +74,10 @@ impl Step {
             Step::LayerNorm { .. } => &["layer_norm", "layer_norm_parameter_gradients"],
             Step::CrossEntropy { .. } => &["cross_entropy"],
             Step::Matmul { .. } => &["matmul"],
+            // With its backward rule's ops, which the run calls when it takes the program's gradient.
+            Step::AttentionWeights { .. } => {
+                &["attention_weights", "softmax_backward", "matmul", "swap_dims", "mul_scalar"]
+            }
             Step::Reshape(_) => &["reshape"],
             Step::Permute(_) => &["permute"],
             Step::SwapDims(..) => &["swap_dims"],

@@ -85,6 +85,79 @@ pub fn softmax_backward<B: Backend>(
     })
 }
 
+/// The sizes of an `attention_weights` call: `query` `[..., queries, width]` and `key` `[..., keys, width]` of one
+/// rank (at least 2), dtype and width, with the same leading dims. The checks every backend makes first, so bad input
+/// is the same error everywhere.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct AttentionSizes {
+    /// The output's shape, `[..., queries, keys]`.
+    pub output: Shape,
+    /// How many queries: the rows of each block of the output, whose index sets a causal row's length.
+    pub queries: usize,
+    /// How many keys: the length of each row of the output.
+    pub keys: usize,
+}
+
+impl AttentionSizes {
+    pub(crate) fn of(
+        op: &'static str,
+        (query, query_dtype): (&Shape, DType),
+        (key, key_dtype): (&Shape, DType),
+    ) -> Result<Self> {
+        DType::check_same(op, query_dtype, key_dtype)?;
+        let (&[ref leading @ .., queries, width], &[.., keys, _]) = (query.dims(), key.dims()) else {
+            let short = if query.rank() < 2 { query } else { key };
+            return Err(Error::unexpected_rank(
+                op,
+                "a query and a key [..., rows, width]",
+                RankRule::AtLeast(2),
+                short,
+            ));
+        };
+        let expected_key = Shape::new(leading.iter().copied().chain([keys, width]).collect::<Vec<_>>());
+        if *key != expected_key {
+            return Err(Error::shape_mismatch(op, &expected_key, key));
+        }
+        Ok(Self {
+            output: Shape::new(leading.iter().copied().chain([queries, keys]).collect::<Vec<_>>()),
+            queries,
+            keys,
+        })
+    }
+
+    /// How many of the keys query `row` (its index within its block) attends to.
+    pub(crate) fn attended(&self, row: usize, causal: bool) -> usize {
+        if causal { row.saturating_add(1).min(self.keys) } else { self.keys }
+    }
+}
+
+/// `softmax(scale query keyᵀ)` over the last axis, the later keys masked out first when `causal`, through the
+/// backend's own ops: on `Autodiff`, through its differentiable ones.
+pub fn attention_weights<B: Backend>(
+    query: &B::FloatTensor,
+    key: &B::FloatTensor,
+    scale: f64,
+    causal: bool,
+) -> Result<B::FloatTensor> {
+    let op = "attention_weights";
+    let sizes = AttentionSizes::of(op, (&B::shape(query), B::dtype(query)), (&B::shape(key), B::dtype(key)))?;
+    let rank = sizes.output.rank();
+    let scores = B::mul_scalar(&B::matmul(query, &B::swap_dims(key, rank - 2, rank - 1)?)?, scale)?;
+    let scores = if causal {
+        let device = B::device(query);
+        let position = |count: usize, shape: [usize; 2]| {
+            let end = i64::try_from(count).map_err(|_| Error::invalid_value(op, "rows", count, "at most i64::MAX"))?;
+            B::int_reshape(&B::arange(0, end, &device)?, Shape::new(shape))
+        };
+        // Key position > query position, row by column: the keys a query may not see.
+        let later = B::int_gt(&position(sizes.keys, [1, sizes.keys])?, &position(sizes.queries, [sizes.queries, 1])?)?;
+        B::mask_fill(&scores, &later, f64::NEG_INFINITY)?
+    } else {
+        scores
+    };
+    B::softmax(&scores, rank - 1)
+}
+
 /// `rows` and `classes` of a `cross_entropy` call: `logits` must be `[rows, classes]` and `targets` `[rows]`. The
 /// checks every backend makes first, so bad input is the same error everywhere.
 pub(crate) fn cross_entropy_rows(op: &'static str, logits: &Shape, targets: &Shape) -> Result<(usize, usize)> {

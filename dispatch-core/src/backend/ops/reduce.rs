@@ -43,6 +43,15 @@ macro_rules! __ops_reduce {
             /// `mul`, `sum_dim` and `sub`: what `softmax`'s backward rule computes, in one op where a backend fuses
             /// it.
             fn softmax_backward(output: Float, gradient: Float, axis: usize) -> Float = softmax_backward, composed;
+            /// Attention weights: softmax over the last axis of `scale query keyᵀ`, for `query` `[..., queries,
+            /// width]` and `key` `[..., keys, width]` of the same leading dims, as `[..., queries, keys]`. With
+            /// `causal`, query `i` attends to keys `0..=i` only (top-left aligned, as PyTorch's `is_causal`): the
+            /// later keys' weights are exactly 0. By default composed from `matmul`, `mul_scalar`, `mask_fill` and
+            /// `softmax`; its backward rule is closed-form (`softmax_backward`, then two products), one node in the
+            /// graph rather than four, and a backend may fuse the scale, the mask and the softmax into one pass over
+            /// each row of scores.
+            fn attention_weights(query: Float, key: Float, scale: f64, causal: bool) -> Float = attention_weights,
+                tracked;
             /// The mean cross-entropy of `logits` (`[rows, classes]`) against int class ids `targets` (`[rows]`):
             /// `-mean(log_softmax(logits)[row, target])`, as a tensor of shape `[1]`. A target outside
             /// `0..classes` is an `Err`. By default composed from `log_softmax`, `gather` and `mean`; its backward

@@ -272,6 +272,13 @@ impl Backend for Candle {
         }
     }
 
+    fn attention_weights(query: &Tensor, key: &Tensor, scale: f64, causal: bool) -> Result<Tensor> {
+        match reduce::fused_attention_weights(query, key, scale, causal)? {
+            Some(fused) => Ok(fused),
+            None => defaults::attention_weights::<Self>(query, key, scale, causal),
+        }
+    }
+
     fn cross_entropy(logits: &Tensor, targets: &Tensor) -> Result<Tensor> {
         reduce::cross_entropy(logits, targets)
     }

@@ -17,16 +17,17 @@ use super::error::{OrBackend, dtype_of, float_dtype};
 use super::index::gather;
 use super::indices::{constant, counting, float_constant};
 use super::layout::shape_of;
+use super::matmul::matmul;
 use super::memory::{check_output, check_output_like, empty_like, filled};
 use super::operands::check_same_device;
 use crate::backend::defaults::{
-    EMPTY_AXIS, as_cross_entropy_error, check_gradient_operand, cross_entropy_rows, layer_norm_axis,
+    AttentionSizes, EMPTY_AXIS, as_cross_entropy_error, check_gradient_operand, cross_entropy_rows, layer_norm_axis,
 };
 use crate::error::{Error, Result};
 use crate::kernels::Kernels;
 use crate::kernels::reduce::{
-    Normalise, layer_norm_backward_row, layer_norm_parameter_sums, layer_norm_row, normalise_row, row_pair,
-    softmax_backward_row,
+    Normalise, attention_row, layer_norm_backward_row, layer_norm_parameter_sums, layer_norm_row, normalise_row,
+    row_pair, softmax_backward_row,
 };
 use crate::memory;
 use crate::parallel::{self, Work, for_each_row};
@@ -140,7 +141,7 @@ impl NormalisedRows {
         let mut rows = memory::try_vec(op, inputs.len()).map_err(candle_core::Error::wrap)?;
         rows.extend_from_slice(inputs);
         let width = layout.dims().last().copied().unwrap_or(0);
-        for_each_row(&mut rows, width, |row| normalise_row(row, self.0));
+        for_each_row(&mut rows, width, |_, row| normalise_row(row, self.0));
         Ok(rows)
     }
 }
@@ -157,6 +158,67 @@ impl CustomOp1 for NormalisedRows {
         let outputs = match storage {
             CpuStorage::F32(values) => CpuStorage::F32(self.rows(self.name(), values, layout)?),
             CpuStorage::F64(values) => CpuStorage::F64(self.rows(self.name(), values, layout)?),
+            other => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
+        };
+        Ok((outputs, layout.shape().clone()))
+    }
+}
+
+/// Attention weights on a CPU tensor of `f32` or `f64`: one product, then the ndarray backend's row kernel
+/// (`kernels::reduce::attention_row`: the scale, the causal mask and the softmax in one pass), so both CPU backends
+/// give the same bits. `None` for another device or dtype, which takes the composed default (every op of it is
+/// native there).
+pub(super) fn fused_attention_weights(
+    query: &Tensor,
+    key: &Tensor,
+    scale: f64,
+    causal: bool,
+) -> Result<Option<Tensor>> {
+    let op = "attention_weights";
+    let sizes = AttentionSizes::of(op, (&shape_of(query), dtype_of(query)), (&shape_of(key), dtype_of(key)))?;
+    check_same_device(op, query, key)?;
+    if !runs_cpu_kernels(query) || sizes.output.num_elements() == 0 {
+        return Ok(None);
+    }
+    let rank = sizes.output.rank();
+    let scores = matmul(query, &key.transpose(rank - 2, rank - 1).or_backend(op)?)?;
+    let rows = AttentionRows { scale: scalar_for(query, scale), causal, sizes };
+    scores.contiguous().and_then(|scores| scores.apply_op1_no_bwd(&rows)).map(Some).or_backend(op)
+}
+
+/// `kernels::reduce::attention_row` on each row of contiguous scores, rows across threads when there are many.
+struct AttentionRows {
+    /// The scale, already rounded to the scores' dtype.
+    scale: f64,
+    causal: bool,
+    sizes: AttentionSizes,
+}
+
+impl AttentionRows {
+    fn rows<T: Kernels + Float>(&self, values: &[T], layout: &Layout) -> candle_core::Result<Vec<T>> {
+        let op = "attention_weights";
+        let inputs = contiguous_slice(op, (values, layout))?;
+        let mut rows = memory::try_vec(op, inputs.len()).map_err(candle_core::Error::wrap)?;
+        rows.extend_from_slice(inputs);
+        let scale = T::from(self.scale).unwrap_or_else(T::nan);
+        let sizes = &self.sizes;
+        for_each_row(&mut rows, sizes.keys, |index, row| {
+            let row_in_block = index.checked_rem(sizes.queries).unwrap_or(0);
+            attention_row(row, sizes.attended(row_in_block, self.causal), scale);
+        });
+        Ok(rows)
+    }
+}
+
+impl CustomOp1 for AttentionRows {
+    fn name(&self) -> &'static str {
+        "attention_weights"
+    }
+
+    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
+        let outputs = match storage {
+            CpuStorage::F32(values) => CpuStorage::F32(self.rows(values, layout)?),
+            CpuStorage::F64(values) => CpuStorage::F64(self.rows(values, layout)?),
             other => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
         };
         Ok((outputs, layout.shape().clone()))
@@ -305,7 +367,7 @@ impl CpuTripleKernel for LayerNormRows {
         let mut rows = memory::try_vec(op, x.len()).map_err(candle_core::Error::wrap)?;
         rows.extend_from_slice(x);
         let eps = T::from(self.eps).unwrap_or_else(T::nan);
-        for_each_row(&mut rows, width, |row| layer_norm_row(row, (gamma, beta), eps));
+        for_each_row(&mut rows, width, |_, row| layer_norm_row(row, (gamma, beta), eps));
         Ok(rows)
     }
 }

@@ -437,6 +437,15 @@ impl Backend for NdArray {
         }
     }
 
+    fn attention_weights(
+        query: &NdArrayTensor,
+        key: &NdArrayTensor,
+        scale: f64,
+        causal: bool,
+    ) -> Result<NdArrayTensor> {
+        reduce::attention_weights(query, key, scale, causal)
+    }
+
     fn cross_entropy(logits: &NdArrayTensor, targets: &NdArrayIntTensor) -> Result<NdArrayTensor> {
         reduce::cross_entropy(logits, targets)
     }

@@ -12,13 +12,14 @@ use super::index::positions;
 use super::int_bool::NdArrayIntTensor;
 use super::tensor::{Element, NdArrayTensor, check_output, ndarray_error, row_major, with_array, with_arrays};
 use crate::backend::defaults::{
-    EMPTY_AXIS, check_gradient_operand, cross_entropy_rows, layer_norm_axis, layer_norm_width,
+    AttentionSizes, EMPTY_AXIS, check_gradient_operand, cross_entropy_rows, layer_norm_axis, layer_norm_width,
 };
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::kernels;
 use crate::kernels::reduce::{
-    Normalise, layer_norm_backward_row, layer_norm_parameter_sums, layer_norm_row, log_sum_exp_of_row, normalise_row,
-    row_max, row_pair, softmax_backward_row,
+    Normalise, attention_row, layer_norm_backward_row, layer_norm_parameter_sums, layer_norm_row, log_sum_exp_of_row,
+    normalise_row, row_max, row_pair, softmax_backward_row,
 };
 use crate::math;
 use crate::memory;
@@ -105,10 +106,46 @@ fn normalised_lanes(op: &'static str, tensor: &NdArrayTensor, axis: usize, which
         lanes_last.swap_axes(axis, last);
         let mut output = buffers::row_major_copy(lanes_last).map_err(|error| ndarray_error(op, error))?;
         if let Some(values) = output.as_slice_mut() {
-            for_each_row(values, shape.dims()[axis], |row| normalise_row(row, which));
+            for_each_row(values, shape.dims()[axis], |_, row| normalise_row(row, which));
         }
         output.swap_axes(axis, last);
         Ok(NdArrayTensor::output(tensor.dtype(), output))
+    })
+}
+
+/// Attention weights by one product into a row-major buffer, then `kernels::reduce::attention_row` on each row in
+/// place: the scale, the causal mask and the softmax in one pass, where the composition took three and a mask. The
+/// half dtypes round the scores and their scaled values as the composition's `matmul` and `mul_scalar` do, so the
+/// weights are the composition's, bit for bit, in every dtype.
+pub(super) fn attention_weights(
+    query: &NdArrayTensor,
+    key: &NdArrayTensor,
+    scale: f64,
+    causal: bool,
+) -> Result<NdArrayTensor> {
+    let op = "attention_weights";
+    let sizes = AttentionSizes::of(op, (&query.shape(), query.dtype()), (&key.shape(), key.dtype()))?;
+    let (dtype, scale) = (query.dtype(), query.scalar(scale));
+    with_arrays!(op, query, key, |q, k| {
+        check_output::<E>(op, sizes.output.num_elements())?;
+        let mut keys_transposed = k.view();
+        let rank = keys_transposed.ndim();
+        keys_transposed.swap_axes(rank - 2, rank - 1);
+        let buffer = buffers::buffer(sizes.output.num_elements());
+        let mut scores = kernels::matmul::product("ndarray", q.view(), keys_transposed, &sizes.output, buffer)?;
+        let mut scale = E::of_f64(scale);
+        if matches!(dtype, DType::F16 | DType::BF16) {
+            let round = |x: E| E::of_f64(dtype.round(num_traits::ToPrimitive::to_f64(&x).unwrap_or(f64::NAN)));
+            scores.mapv_inplace(|score| round(round(score) * scale));
+            scale = E::from(1.0);
+        }
+        if let Some(values) = scores.as_slice_mut() {
+            for_each_row(values, sizes.keys, |index, row| {
+                let row_in_block = index.checked_rem(sizes.queries).unwrap_or(0);
+                attention_row(row, sizes.attended(row_in_block, causal), scale);
+            });
+        }
+        Ok(NdArrayTensor::output(dtype, scores))
     })
 }
 
@@ -251,7 +288,7 @@ pub(super) fn layer_norm(
         let mut output = buffers::row_major_copy(array.view()).map_err(|error| ndarray_error(op, error))?;
         if let Some(values) = output.as_slice_mut() {
             let eps = E::of_f64(eps);
-            for_each_row(values, width, |row| layer_norm_row(row, (&gamma, &beta), eps));
+            for_each_row(values, width, |_, row| layer_norm_row(row, (&gamma, &beta), eps));
         }
         Ok(NdArrayTensor::output(tensor.dtype(), output))
     })

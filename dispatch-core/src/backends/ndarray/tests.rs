@@ -246,6 +246,53 @@ fn fused_gelu_backward_gives_the_composed_default_bit_for_bit_in_every_dtype() {
 }
 
 #[test]
+fn fused_attention_weights_give_the_composed_default_bit_for_bit_in_every_dtype() {
+    use crate::backend::defaults;
+    use crate::dtype::DType;
+
+    let grid = |len: usize, step: f64| (0..len).map(|i| ((i * 7 % len) as f64 - len as f64 / 2.0) * step).collect();
+    let queries: Vec<f64> = grid(3 * 5 * 4, 0.21);
+    let mut keys: Vec<f64> = grid(3 * 7 * 4, 0.17);
+    // A NaN score in one row of the second block: the composition's softmax makes that whole row NaN, masked
+    // entries included.
+    keys[7 * 4 + 1] = f64::NAN;
+    for dtype in [DType::F32, DType::F64, DType::F16, DType::BF16] {
+        let tensor = |values: &Vec<f64>, dims: &[usize]| {
+            NdArray::from_f64_vec(values.clone(), Shape::new(dims), dtype, &NdArrayDevice).unwrap()
+        };
+        let query = tensor(&queries, &[3, 5, 4]);
+        // More keys than queries, fewer, and keys read through a transposed view.
+        let more = tensor(&keys, &[3, 7, 4]);
+        let fewer = NdArray::narrow(&more, 1, 0, 3).unwrap();
+        let transposed = NdArray::swap_dims(&tensor(&keys, &[3, 4, 7]), 1, 2).unwrap();
+        for (key, what) in [(&more, "more keys"), (&fewer, "fewer keys"), (&transposed, "transposed keys")] {
+            for causal in [false, true] {
+                let fused = NdArray::to_f64_vec(&NdArray::attention_weights(&query, key, 0.37, causal).unwrap());
+                let composed = defaults::attention_weights::<NdArray>(&query, key, 0.37, causal).unwrap();
+                let (fused, composed) = (fused.unwrap(), NdArray::to_f64_vec(&composed).unwrap());
+                assert_eq!(fused.len(), composed.len());
+                for (index, (f, c)) in fused.iter().zip(&composed).enumerate() {
+                    assert!(
+                        f.to_bits() == c.to_bits() || f.is_nan() && c.is_nan(),
+                        "{dtype:?}, {what}, causal {causal}, entry {index}: {f} against {c}"
+                    );
+                }
+            }
+        }
+    }
+    let query = varied(&[2, 3, 4], 0.0);
+    let rank_one = NdArray::attention_weights(&query, &varied(&[4], 1.0), 1.0, false);
+    assert!(matches!(rank_one, Err(Error::UnexpectedRank { expected: RankRule::AtLeast(2), .. })), "{rank_one:?}");
+    let other_batch = NdArray::attention_weights(&query, &varied(&[3, 3, 4], 1.0), 1.0, false);
+    assert!(matches!(other_batch, Err(Error::ShapeMismatch { .. })), "{other_batch:?}");
+    let other_width = NdArray::attention_weights(&query, &varied(&[2, 3, 5], 1.0), 1.0, false);
+    assert!(matches!(other_width, Err(Error::ShapeMismatch { .. })), "{other_width:?}");
+    let wide = NdArray::cast(&varied(&[2, 3, 4], 1.0), crate::dtype::DType::F64).unwrap();
+    let other_dtype = NdArray::attention_weights(&query, &wide, 1.0, false);
+    assert!(matches!(other_dtype, Err(Error::DTypeMismatch { .. })), "{other_dtype:?}");
+}
+
+#[test]
 fn fused_adam_step_gives_the_composed_default_bit_for_bit_in_every_dtype() {
     use crate::backend::{AdamStep, defaults};
     use crate::dtype::DType;
@@ -367,6 +414,7 @@ fn split_ops_values() -> Vec<Vec<u32>> {
         bits(NdArray::mask_fill(&x, &mask, -1.5)),
         bits(NdArray::mask_where(&mask, &x, &permuted)),
         bits(NdArray::matmul(&queries, &keys)),
+        bits(NdArray::attention_weights(&queries, &NdArray::swap_dims(&keys, 1, 2).unwrap(), 0.25, true)),
         bits(NdArray::max_pool2d(&image, window)),
         indices.iter().map(|&index| index as u32).collect(),
     ]

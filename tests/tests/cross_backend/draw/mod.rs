@@ -2,6 +2,7 @@
 //! draw asks for a fault, with one argument that does not fit (an axis past the rank, operands that do not
 //! broadcast, a mixed dtype, an index out of range...). The reference, not this module, decides what is an error.
 
+mod attention;
 mod int_bool;
 mod layout;
 mod window;
@@ -233,6 +234,7 @@ pub fn float_step(current: &Floats, draw: &Draw) -> Step {
         6 if b % 2 == 0 && draw.argument_fault() => cross_entropy(dims, draw),
         6 => Step::Reduce(pick(&[Reduce::Sum, Reduce::Mean, Reduce::Prod, Reduce::Max, Reduce::Min], a)),
         7 if rank == 2 && b % 4 == 1 => cross_entropy(dims, draw),
+        7 if b % 4 == 2 => attention::attention_weights(dims, draw),
         8 if b % 2 == 0 => layer_norm(dims, draw),
         7 | 8 => {
             let ops = [
@@ -247,6 +249,7 @@ pub fn float_step(current: &Floats, draw: &Draw) -> Step {
             ];
             Step::ReduceDim(pick(&ops, a + b), axis(draw, rank))
         }
+        9 if draw.a % 4 >= 2 => attention::attention_weights(dims, draw),
         9 => matmul(current, draw),
         10 => match b % 3 {
             0 => Step::Reshape(reshape_target(dims, draw)),

@@ -3,6 +3,7 @@
 //! checks its arguments the way the docs and `dispatch_core::Error` describe and fails with the kind a backend
 //! must give. Results are exact in `f64`; the interpreter rounds them to the dtype.
 
+pub mod attention;
 pub mod elementwise;
 pub mod index;
 pub mod int_bool;

@@ -70,6 +70,39 @@ pub fn softmax<B: BaseBackend>(input: &AutodiffTensor<B>, axis: usize) -> Result
     }))
 }
 
+/// For `p = softmax(s)` with `s = scale q kᵀ` (masked keys at -inf): `ds = softmax_backward(p, dp)`, then
+/// `dq = scale ds k` and `dk = scale dsᵀ q`. A masked weight is exactly 0, so its `ds` is too: the mask needs no pass
+/// of its own. The weights are kept, and each operand only when the other one needs a gradient.
+pub fn attention_weights<B: BaseBackend>(
+    query: &AutodiffTensor<B>,
+    key: &AutodiffTensor<B>,
+    scale: f64,
+    causal: bool,
+) -> Result<AutodiffTensor<B>> {
+    let output = B::attention_weights(query.primitive(), key.primitive(), scale, causal)?;
+    Ok(AutodiffTensor::binary("attention_weights", [query, key], output, |[query_tracked, key_tracked], output| {
+        let weights = output.clone();
+        let key_value = query_tracked.then(|| key.primitive().clone());
+        let query_value = key_tracked.then(|| query.primitive().clone());
+        move |gradient| {
+            let last = B::shape(&weights).rank() - 1;
+            let scores_gradient = B::softmax_backward(&weights, &gradient, last)?;
+            let query_gradient = match &key_value {
+                Some(key) => Some(B::mul_scalar(&B::matmul(&scores_gradient, key)?, scale)?),
+                None => None,
+            };
+            let key_gradient = match &query_value {
+                Some(query) => {
+                    let transposed = B::swap_dims(&scores_gradient, last - 1, last)?;
+                    Some(B::mul_scalar(&B::matmul(&transposed, query)?, scale)?)
+                }
+                None => None,
+            };
+            Ok([query_gradient, key_gradient])
+        }
+    }))
+}
+
 /// For the mean over rows of `-log softmax(x)[row, target]`: `dx = (softmax(x) - one_hot(targets)) dy / rows`, one
 /// node where the composition kept four (`log_softmax`, `gather`, `mean`, `neg`) and scattered the gradient back.
 /// Only the logits and targets are kept; the softmax is computed again from them.
