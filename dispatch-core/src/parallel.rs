@@ -9,8 +9,7 @@
 
 use std::mem::MaybeUninit;
 use std::ops::Range;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -55,8 +54,8 @@ pub fn build_pool_with_calling_thread(threads: usize) -> Result<usize> {
 }
 
 /// Keeps the pool's other threads polling for work, instead of sleeping between passes, while the returned guard
-/// lives (a thread that finds none for 50 ms goes back to sleeping): a pass split across threads then starts on them
-/// at once, without a wake-up through the kernel. Call it on
+/// lives (a thread that finds none for 50 ms goes back to sleeping, and polls again from the next split pass): a
+/// pass split across threads then starts on them at once, without a wake-up through the kernel. Call it on
 /// the thread that runs the training loop (after [`build_pool_with_calling_thread`]) and hold the guard for the
 /// loop: with it, and matrix products on the same pool, the GPT training step took 0.86x (ndarray) and 0.87x
 /// (candle) its time on two cores (BENCHMARKS.md, group 7), as PyTorch's OpenMP threads also spin between regions.
@@ -79,37 +78,65 @@ pub fn build_pool_with_calling_thread(threads: usize) -> Result<usize> {
 /// ```
 #[must_use = "the pool's threads spin only while the guard lives"]
 pub fn keep_pool_spinning() -> PoolSpinning {
-    let stop = Arc::new(AtomicBool::new(false));
-    if rayon::current_num_threads() > 1 {
-        let caller = rayon::current_thread_index();
-        let stopped = Arc::clone(&stop);
-        // One job on each of the pool's threads, which no other thread can take; the caller's returns at once.
-        rayon::spawn_broadcast(move |context| {
-            if Some(context.index()) != caller {
-                poll_until(&stopped);
-            }
-        });
+    GUARDS.fetch_add(1, Ordering::AcqRel);
+    rearm_polling();
+    PoolSpinning { _guard: () }
+}
+
+/// Sends each of the pool's threads a polling job while a guard lives and no such job is out: when a guard is made,
+/// and when a pass is split, so that threads whose polling ended in a stretch without work poll again from the next
+/// pass (a guard is held for a whole training loop, whose evaluations and prints can leave the pool idle for longer).
+/// The cost on a pass is two loads.
+pub(crate) fn rearm_polling() {
+    if GUARDS.load(Ordering::Acquire) == 0 {
+        return;
     }
-    PoolSpinning { stop }
+    let threads = rayon::current_num_threads();
+    if threads < 2 || POLL_JOBS_OUT.compare_exchange(0, threads, Ordering::AcqRel, Ordering::Relaxed).is_err() {
+        return;
+    }
+    let caller = rayon::current_thread_index();
+    // One job on each of the pool's threads, which no other thread can take; the caller's returns at once.
+    rayon::spawn_broadcast(move |context| {
+        let _done = PollJobDone;
+        if Some(context.index()) != caller {
+            poll_while_guarded();
+        }
+    });
+}
+
+/// How many guards of [`keep_pool_spinning`] live now.
+static GUARDS: AtomicUsize = AtomicUsize::new(0);
+
+/// How many jobs of the last polling broadcast have not returned: `rearm_polling` sends another only when none is.
+static POLL_JOBS_OUT: AtomicUsize = AtomicUsize::new(0);
+
+/// One job of a polling broadcast, counted out of [`POLL_JOBS_OUT`] when it returns, even by a job's panic.
+struct PollJobDone;
+
+impl Drop for PollJobDone {
+    fn drop(&mut self) {
+        POLL_JOBS_OUT.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// Runs the pool's work as it comes (queued on this thread, taken from another's, or handed in from outside the
-/// pool) until `stop` is set, or until it has found none for `IDLE_POLL`.
+/// pool) while a guard lives, or until it has found none for `IDLE_POLL`.
 ///
-/// A guard's job can reach a thread inside another job's wait: a part of a pass the thread took before the guard's
+/// A polling job can reach a thread inside another job's wait: a part of a pass the thread took before the polling
 /// job, waiting there on a part another thread took. Polling on the stack above that wait holds the part, so the
 /// pass, and the step that would drop the guard, wait forever (a test's loop of a guard a step hung so, with the
 /// calling thread asleep in the pass and this one polling). rayon does not say whether a job runs inside another's
-/// wait, so polling ends after a stretch without work: there, nothing else is left to run. Between a training
-/// step's passes the stretches are far shorter. A thread polls for one guard at a time, and a later guard's job that
-/// reaches it while it polls returns at once.
-fn poll_until(stop: &AtomicBool) {
+/// wait, so polling ends after a stretch without work: there, nothing else is left to run, and the next split pass
+/// sends the job again (`rearm_polling`). Between a training step's passes the stretches are far shorter. A thread
+/// polls once at a time, however many guards live: a polling job that reaches it while it polls returns at once.
+fn poll_while_guarded() {
     if POLLING_HERE.replace(true) {
         return;
     }
     let _polling = Polling::start();
     let mut idle_since = None;
-    while !stop.load(Ordering::Acquire) {
+    while GUARDS.load(Ordering::Acquire) > 0 {
         if rayon::yield_now() == Some(rayon::Yield::Executed) {
             idle_since = None;
             continue;
@@ -121,7 +148,7 @@ fn poll_until(stop: &AtomicBool) {
     }
 }
 
-/// How long a polling thread goes without work before it stops polling (see `poll_until`).
+/// How long a polling thread goes without work before it stops polling (see `poll_while_guarded`).
 const IDLE_POLL: Duration = Duration::from_millis(50);
 
 thread_local! {
@@ -155,15 +182,15 @@ pub fn polling_threads() -> usize {
     POLLING.load(Ordering::Acquire)
 }
 
-/// The guard of [`keep_pool_spinning`]: dropping it lets the pool's threads sleep when they have no work.
+/// The guard of [`keep_pool_spinning`]: dropping the last one lets the pool's threads sleep when they have no work.
 #[derive(Debug)]
 pub struct PoolSpinning {
-    stop: Arc<AtomicBool>,
+    _guard: (),
 }
 
 impl Drop for PoolSpinning {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Release);
+        GUARDS.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -205,7 +232,11 @@ impl Work {
 
 /// Whether a pass of `work` over `len` elements is split across threads.
 pub(crate) fn split(work: Work, len: usize) -> bool {
-    len >= work.split_from() && rayon::current_num_threads() > 1
+    let split = len >= work.split_from() && rayon::current_num_threads() > 1;
+    if split {
+        rearm_polling();
+    }
+    split
 }
 
 /// `f(index, row)` on every `width`-long row of `values`, across threads when worth splitting. A trailing part

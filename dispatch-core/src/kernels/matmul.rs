@@ -116,6 +116,7 @@ fn product_into<E: Gemm>(
     }
     let threads = rayon::current_num_threads();
     if threads > 1 && !runs_on_one_thread(m, k, n) && n > 0 {
+        parallel::rearm_polling();
         // Bands of rows, one a thread: matrixmultiply runs each on the thread that calls it (its own threads are
         // left off), so every product runs on rayon's pool, which `parallel::keep_pool_spinning` can keep awake.
         let band = m.div_ceil(threads).next_multiple_of(BAND_ROWS);
