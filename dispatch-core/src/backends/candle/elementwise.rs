@@ -5,7 +5,7 @@ use std::mem::MaybeUninit;
 use std::ops::AddAssign;
 
 use candle_core::backend::BackendStorage;
-use candle_core::{CpuStorage, CustomOp1, DType, Layout, Tensor};
+use candle_core::{CpuStorage, DType, Layout, Tensor};
 use num_traits::Float;
 
 use super::error::{OrBackend, dtype_of, float_dtype};
@@ -120,6 +120,24 @@ pub(super) trait CpuFloat: Kernels + Float + Gemm + AddAssign {}
 impl CpuFloat for f32 {}
 impl CpuFloat for f64 {}
 
+/// A CPU kernel of one operand, written once for `f32` and `f64`; `cpu_custom_ops!` makes it a `CustomOp1`, whose
+/// `cpu_fwd` picks the element type of candle's storage (`storage`) and refuses any other dtype.
+pub(super) trait CpuSingleKernel {
+    /// The op's name, in candle's errors.
+    fn op_name(&self) -> &'static str;
+
+    /// The output's elements from the operand's elements and layout, of the operand's shape.
+    fn outputs<T: CpuFloat>(&self, input: CpuOperand<'_, T>) -> candle_core::Result<Vec<T>>;
+
+    fn storage(&self, (input, layout): (&CpuStorage, &Layout)) -> candle_core::Result<CpuStorage> {
+        match input {
+            CpuStorage::F32(values) => Ok(CpuStorage::F32(self.outputs((values, layout))?)),
+            CpuStorage::F64(values) => Ok(CpuStorage::F64(self.outputs((values, layout))?)),
+            other => Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.op_name())),
+        }
+    }
+}
+
 /// A CPU kernel of two operands of one dtype, written once for `f32` and `f64`; `cpu_custom_ops!` makes it a
 /// `CustomOp2`, whose `cpu_fwd` picks the element type of candle's storages (`storage`) and refuses any other dtype.
 pub(super) trait CpuPairKernel {
@@ -188,10 +206,24 @@ pub(super) trait CpuTripleKernel {
     }
 }
 
-/// candle's `CustomOp2` for each `pair` kernel and `CustomOp3` for each `triple` one: the kernel's name, and a
-/// `cpu_fwd` of its `storage` and `output_shape`.
+/// candle's `CustomOp1` for each `single` kernel, `CustomOp2` for each `pair` one and `CustomOp3` for each `triple`
+/// one: the kernel's name, and a `cpu_fwd` of its `storage` and output shape.
 macro_rules! cpu_custom_ops {
-    (pair: $($pair:ty),*; triple: $($triple:ty),* $(;)?) => {
+    ($(single: $($single:ty),*;)? pair: $($pair:ty),*; triple: $($triple:ty),* $(;)?) => {
+        $($(impl candle_core::CustomOp1 for $single {
+            fn name(&self) -> &'static str {
+                $crate::backends::candle::elementwise::CpuSingleKernel::op_name(self)
+            }
+
+            fn cpu_fwd(
+                &self,
+                input: &candle_core::CpuStorage,
+                layout: &candle_core::Layout,
+            ) -> candle_core::Result<(candle_core::CpuStorage, candle_core::Shape)> {
+                use $crate::backends::candle::elementwise::CpuSingleKernel;
+                Ok((self.storage((input, layout))?, layout.shape().clone()))
+            }
+        })*)?
         $(impl candle_core::CustomOp2 for $pair {
             fn name(&self) -> &'static str {
                 $crate::backends::candle::elementwise::CpuPairKernel::op_name(self)
@@ -420,10 +452,10 @@ impl CpuKernel {
     /// The kernel of the contiguous elements `layout` picks from `values`, across threads when they are many (as
     /// the ndarray backend splits its heavy passes).
     fn map_layout<T: Kernels + Float>(self, values: &[T], layout: &Layout) -> candle_core::Result<Vec<T>> {
-        let inputs = contiguous_slice(self.name(), (values, layout))?;
+        let inputs = contiguous_slice(self.op_name(), (values, layout))?;
         // SAFETY: a part gets as many inputs as it has outputs (else NaN), and `map_slice` writes one output per input.
         unsafe {
-            written_in_parts(self.name(), inputs.len(), self.work(), |start, part| {
+            written_in_parts(self.op_name(), inputs.len(), self.work(), |start, part| {
                 match inputs.get(start..start.saturating_add(part.len())) {
                     Some(inputs) => self.map_slice(inputs, part),
                     None => all_nan::<T, _>(part),
@@ -433,8 +465,8 @@ impl CpuKernel {
     }
 }
 
-impl CustomOp1 for CpuKernel {
-    fn name(&self) -> &'static str {
+impl CpuSingleKernel for CpuKernel {
+    fn op_name(&self) -> &'static str {
         match self {
             Self::Exp => "exp",
             Self::Erf => "erf",
@@ -447,13 +479,8 @@ impl CustomOp1 for CpuKernel {
         }
     }
 
-    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        let outputs = match storage {
-            CpuStorage::F32(values) => CpuStorage::F32(self.map_layout(values, layout)?),
-            CpuStorage::F64(values) => CpuStorage::F64(self.map_layout(values, layout)?),
-            other => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
-        };
-        Ok((outputs, layout.shape().clone()))
+    fn outputs<T: CpuFloat>(&self, input: CpuOperand<'_, T>) -> candle_core::Result<Vec<T>> {
+        self.map_layout(input.0, input.1)
     }
 }
 
@@ -615,7 +642,7 @@ impl CpuTripleKernel for AdamUpdate {
     }
 }
 
-cpu_custom_ops!(pair: CpuBinary, GeluBackward; triple: AdamUpdate);
+cpu_custom_ops!(single: CpuKernel; pair: CpuBinary, GeluBackward; triple: AdamUpdate);
 
 #[cfg(test)]
 mod tests {

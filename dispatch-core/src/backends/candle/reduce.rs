@@ -1,17 +1,15 @@
 //! Reductions: over every element (shape `[1]`), or along one axis keeping it with size 1.
 
-use candle_core::backend::BackendStorage;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
-use candle_core::{CpuStorage, CustomOp1, DType, Layout, Tensor};
-use num_traits::Float;
+use candle_core::{DType, Layout, Tensor};
 
 use super::elementwise::BinaryOp::{Add, Div, Mul, Sub};
 use super::elementwise::scalar_for;
 use super::elementwise::{
-    CpuFloat, CpuKernel, CpuOperand, CpuPairKernel, CpuTripleKernel, Extreme, broadcast_binary, contiguous_slice,
-    cpu_custom_ops, runs_cpu_kernels,
+    CpuFloat, CpuKernel, CpuOperand, CpuPairKernel, CpuSingleKernel, CpuTripleKernel, Extreme, broadcast_binary,
+    contiguous_slice, cpu_custom_ops, runs_cpu_kernels,
 };
 use super::error::{OrBackend, dtype_of, float_dtype};
 use super::index::gather;
@@ -24,7 +22,6 @@ use crate::backend::defaults::{
     AttentionSizes, EMPTY_AXIS, as_cross_entropy_error, check_gradient_operand, cross_entropy_rows, layer_norm_axis,
 };
 use crate::error::{Error, Result};
-use crate::kernels::Kernels;
 use crate::kernels::reduce::{
     Normalise, attention_row, layer_norm_backward_row, layer_norm_parameter_sums, layer_norm_row, normalise_row,
     row_pair, softmax_backward_row,
@@ -135,32 +132,22 @@ fn normalised_lanes(op: &'static str, tensor: &Tensor, axis: usize, which: Norma
 /// when there are many.
 struct NormalisedRows(Normalise);
 
-impl NormalisedRows {
-    fn rows<T: Kernels + Float>(&self, op: &'static str, values: &[T], layout: &Layout) -> candle_core::Result<Vec<T>> {
-        let inputs = contiguous_slice(op, (values, layout))?;
-        let mut rows = memory::try_vec(op, inputs.len()).map_err(candle_core::Error::wrap)?;
-        rows.extend_from_slice(inputs);
-        let width = layout.dims().last().copied().unwrap_or(0);
-        for_each_row(&mut rows, width, |_, row| normalise_row(row, self.0));
-        Ok(rows)
-    }
-}
-
-impl CustomOp1 for NormalisedRows {
-    fn name(&self) -> &'static str {
+impl CpuSingleKernel for NormalisedRows {
+    fn op_name(&self) -> &'static str {
         match self.0 {
             Normalise::Log => "log_softmax",
             Normalise::Exp => "softmax",
         }
     }
 
-    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        let outputs = match storage {
-            CpuStorage::F32(values) => CpuStorage::F32(self.rows(self.name(), values, layout)?),
-            CpuStorage::F64(values) => CpuStorage::F64(self.rows(self.name(), values, layout)?),
-            other => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
-        };
-        Ok((outputs, layout.shape().clone()))
+    fn outputs<T: CpuFloat>(&self, (values, layout): CpuOperand<'_, T>) -> candle_core::Result<Vec<T>> {
+        let op = self.op_name();
+        let inputs = contiguous_slice(op, (values, layout))?;
+        let mut rows = memory::try_vec(op, inputs.len()).map_err(candle_core::Error::wrap)?;
+        rows.extend_from_slice(inputs);
+        let width = layout.dims().last().copied().unwrap_or(0);
+        for_each_row(&mut rows, width, |_, row| normalise_row(row, self.0));
+        Ok(rows)
     }
 }
 
@@ -194,9 +181,13 @@ struct AttentionRows {
     sizes: AttentionSizes,
 }
 
-impl AttentionRows {
-    fn rows<T: Kernels + Float>(&self, values: &[T], layout: &Layout) -> candle_core::Result<Vec<T>> {
-        let op = "attention_weights";
+impl CpuSingleKernel for AttentionRows {
+    fn op_name(&self) -> &'static str {
+        "attention_weights"
+    }
+
+    fn outputs<T: CpuFloat>(&self, (values, layout): CpuOperand<'_, T>) -> candle_core::Result<Vec<T>> {
+        let op = self.op_name();
         let inputs = contiguous_slice(op, (values, layout))?;
         let mut rows = memory::try_vec(op, inputs.len()).map_err(candle_core::Error::wrap)?;
         rows.extend_from_slice(inputs);
@@ -207,21 +198,6 @@ impl AttentionRows {
             attention_row(row, sizes.attended(row_in_block, self.causal), scale);
         });
         Ok(rows)
-    }
-}
-
-impl CustomOp1 for AttentionRows {
-    fn name(&self) -> &'static str {
-        "attention_weights"
-    }
-
-    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> candle_core::Result<(CpuStorage, candle_core::Shape)> {
-        let outputs = match storage {
-            CpuStorage::F32(values) => CpuStorage::F32(self.rows(values, layout)?),
-            CpuStorage::F64(values) => CpuStorage::F64(self.rows(values, layout)?),
-            other => return Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
-        };
-        Ok((outputs, layout.shape().clone()))
     }
 }
 
@@ -589,4 +565,8 @@ fn reciprocal(count: usize) -> f64 {
     1.0 / count as f64
 }
 
-cpu_custom_ops!(pair: SoftmaxBackward, LayerNormParameterGradients; triple: LayerNormRows, LayerNormBackward);
+cpu_custom_ops!(
+    single: NormalisedRows, AttentionRows;
+    pair: SoftmaxBackward, LayerNormParameterGradients;
+    triple: LayerNormRows, LayerNormBackward
+);
