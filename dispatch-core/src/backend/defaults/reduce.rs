@@ -125,9 +125,13 @@ impl AttentionSizes {
         })
     }
 
-    /// How many of the keys query `row` (its index within its block) attends to.
-    pub(crate) fn attended(&self, row: usize, causal: bool) -> usize {
-        if causal { row.saturating_add(1).min(self.keys) } else { self.keys }
+    /// How many keys row `output_row` of the output (counted across every block) attends to: for a causal row,
+    /// one more than its query's index within its block.
+    pub(crate) fn attended(&self, output_row: usize, causal: bool) -> usize {
+        match causal {
+            true => output_row.checked_rem(self.queries).unwrap_or(0).saturating_add(1).min(self.keys),
+            false => self.keys,
+        }
     }
 }
 

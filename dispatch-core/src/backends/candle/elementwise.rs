@@ -493,9 +493,20 @@ pub(super) fn runs_cpu_kernels(tensor: &Tensor) -> bool {
 /// CPU kernels' callers never pass (they make their operands contiguous first).
 pub(super) fn contiguous_slice<'a, T>(op: &str, (values, layout): (&'a [T], &Layout)) -> candle_core::Result<&'a [T]> {
     let slice = layout.contiguous_offsets().and_then(|(start, end)| values.get(start..end));
-    slice.ok_or_else(|| {
-        candle_core::Error::Msg(format!("{op}: a strided or out-of-range layout reached the CPU kernel"))
-    })
+    slice.ok_or_else(|| not_contiguous(op))
+}
+
+/// `contiguous_slice`, to write in place.
+pub(super) fn contiguous_slice_mut<'a, T>(
+    op: &str,
+    (values, layout): (&'a mut [T], &Layout),
+) -> candle_core::Result<&'a mut [T]> {
+    let slice = layout.contiguous_offsets().and_then(|(start, end)| values.get_mut(start..end));
+    slice.ok_or_else(|| not_contiguous(op))
+}
+
+fn not_contiguous(op: &str) -> candle_core::Error {
+    candle_core::Error::Msg(format!("{op}: a strided or out-of-range layout reached the CPU kernel"))
 }
 
 /// `gelu_backward` in one pass on a CPU tensor of `f32` or `f64` with a gradient of its shape: the default's steps per

@@ -3,13 +3,14 @@
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
-use candle_core::{DType, Layout, Tensor};
+use candle_core::backend::BackendStorage;
+use candle_core::{CpuStorage, DType, Layout, Tensor};
 
 use super::elementwise::BinaryOp::{Add, Div, Mul, Sub};
 use super::elementwise::scalar_for;
 use super::elementwise::{
     CpuFloat, CpuKernel, CpuOperand, CpuPairKernel, CpuSingleKernel, CpuTripleKernel, Extreme, broadcast_binary,
-    contiguous_slice, cpu_custom_ops, runs_cpu_kernels,
+    contiguous_slice, contiguous_slice_mut, cpu_custom_ops, runs_cpu_kernels,
 };
 use super::error::{OrBackend, dtype_of, float_dtype};
 use super::index::gather;
@@ -168,12 +169,16 @@ pub(super) fn fused_attention_weights(
         return Ok(None);
     }
     let rank = sizes.output.rank();
-    let scores = matmul(query, &key.transpose(rank - 2, rank - 1).or_backend(op)?)?;
+    let scores = matmul(query, &key.transpose(rank - 2, rank - 1).or_backend(op)?)?.contiguous().or_backend(op)?;
+    // The product's output is this function's alone, so its rows become the weights where they are (as on
+    // ndarray), without a second buffer of the scores' size.
     let rows = AttentionRows { scale: scalar_for(query, scale), causal, sizes };
-    scores.contiguous().and_then(|scores| scores.apply_op1_no_bwd(&rows)).map(Some).or_backend(op)
+    scores.inplace_op1(&rows).or_backend(op)?;
+    Ok(Some(scores))
 }
 
-/// `kernels::reduce::attention_row` on each row of contiguous scores, rows across threads when there are many.
+/// `kernels::reduce::attention_row` on each row of contiguous scores, in place, rows across threads when there are
+/// many.
 struct AttentionRows {
     /// The scale, already rounded to the scores' dtype.
     scale: f64,
@@ -181,23 +186,27 @@ struct AttentionRows {
     sizes: AttentionSizes,
 }
 
-impl CpuSingleKernel for AttentionRows {
-    fn op_name(&self) -> &'static str {
+impl AttentionRows {
+    fn write<T: CpuFloat>(&self, (values, layout): (&mut [T], &Layout)) -> candle_core::Result<()> {
+        let rows = contiguous_slice_mut("attention_weights", (values, layout))?;
+        let scale = T::from(self.scale).unwrap_or_else(T::nan);
+        let sizes = &self.sizes;
+        for_each_row(rows, sizes.keys, |index, row| attention_row(row, sizes.attended(index, self.causal), scale));
+        Ok(())
+    }
+}
+
+impl candle_core::InplaceOp1 for AttentionRows {
+    fn name(&self) -> &'static str {
         "attention_weights"
     }
 
-    fn outputs<T: CpuFloat>(&self, (values, layout): CpuOperand<'_, T>) -> candle_core::Result<Vec<T>> {
-        let op = self.op_name();
-        let inputs = contiguous_slice(op, (values, layout))?;
-        let mut rows = memory::try_vec(op, inputs.len()).map_err(candle_core::Error::wrap)?;
-        rows.extend_from_slice(inputs);
-        let scale = T::from(self.scale).unwrap_or_else(T::nan);
-        let sizes = &self.sizes;
-        for_each_row(&mut rows, sizes.keys, |index, row| {
-            let row_in_block = index.checked_rem(sizes.queries).unwrap_or(0);
-            attention_row(row, sizes.attended(row_in_block, self.causal), scale);
-        });
-        Ok(rows)
+    fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> candle_core::Result<()> {
+        match storage {
+            CpuStorage::F32(values) => self.write((values, layout)),
+            CpuStorage::F64(values) => self.write((values, layout)),
+            other => Err(candle_core::Error::UnsupportedDTypeForOp(other.dtype(), self.name())),
+        }
     }
 }
 
@@ -566,7 +575,7 @@ fn reciprocal(count: usize) -> f64 {
 }
 
 cpu_custom_ops!(
-    single: NormalisedRows, AttentionRows;
+    single: NormalisedRows;
     pair: SoftmaxBackward, LayerNormParameterGradients;
     triple: LayerNormRows, LayerNormBackward
 );

@@ -140,10 +140,7 @@ pub(super) fn attention_weights(
             scale = E::from(1.0);
         }
         if let Some(values) = scores.as_slice_mut() {
-            for_each_row(values, sizes.keys, |index, row| {
-                let row_in_block = index.checked_rem(sizes.queries).unwrap_or(0);
-                attention_row(row, sizes.attended(row_in_block, causal), scale);
-            });
+            for_each_row(values, sizes.keys, |index, row| attention_row(row, sizes.attended(index, causal), scale));
         }
         Ok(NdArrayTensor::output(dtype, scores))
     })
