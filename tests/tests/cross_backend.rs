@@ -518,3 +518,19 @@ fn programs_that_once_failed_pass_everywhere() {
         check(program);
     }
 }
+
+/// A minimum may pick the entry that rounding moved most (here the smallest, whose error is the lane's largest), so
+/// its bound carries the lane's largest error, as a maximum's does.
+#[test]
+fn the_bound_of_a_minimum_carries_the_largest_error_of_its_lane() {
+    use support::error_bound::propagate;
+    use support::interpret::Operands;
+    use support::program::{Reduce, ReduceDim};
+    use support::values::Floats;
+    let input = Value::Float(Floats::new(vec![3], vec![1.0, 1.5, 2.0], DType::F32));
+    let output = Value::Float(Floats::new(vec![1], vec![1.0], DType::F32));
+    for step in [Step::Reduce(Reduce::Min), Step::ReduceDim(ReduceDim::Min, 0)] {
+        let bound = propagate(&step, &input, &[0.5, 0.0, 0.0], &Operands::default(), &output);
+        assert!(bound[0] >= 0.5, "{step:?}: the bound {bound:?} is below the picked entry's error");
+    }
+}

@@ -57,11 +57,16 @@ fn mapped(operands: &Operands, f: impl Fn(f64) -> f64) -> Operands {
     Operands { floats: floats.collect(), ..operands.clone() }
 }
 
-/// The step with its scalar arguments set to 0, so that running it on errors copies no value in as an error.
-fn without_scalars(step: &Step) -> Step {
+/// The step that carries a step's errors when run on them: the step itself with its scalar arguments set to 0, so
+/// that it copies no value in as an error; for a minimum, the maximum: the entry a minimum picks may be any within
+/// the errors of the smallest, and `|min(x + e) - min(x)|` is bounded by the largest error of the lane, not the
+/// smallest.
+fn carrying_errors(step: &Step) -> Step {
     match step {
         Step::MaskFill { mask, .. } => Step::MaskFill { mask: mask.clone(), value: 0.0 },
         Step::Unfold2d { window, .. } => Step::Unfold2d { window: *window, pad: 0.0 },
+        Step::Reduce(Reduce::Min) => Step::Reduce(Reduce::Max),
+        Step::ReduceDim(ReduceDim::Min, axis) => Step::ReduceDim(ReduceDim::Max, *axis),
         other => other.clone(),
     }
 }
@@ -143,7 +148,8 @@ pub fn propagate(step: &Step, input: &Value, error: &[f64], operands: &Operands,
         Step::AttentionWeights { .. } => attention_error::forward(step, x, error, operands),
         Step::Adam { options, .. } => adam_step_error(options, x, error, operands, u),
         Step::CrossEntropy { .. } => softmax_error::cross_entropy_forward(x, error, &operands.ints[0], u),
-        // Steps that move values, or pick one of several: their own op on the errors (all at least 0) carries them.
+        // Steps that move values, or pick one of several: their own op on the errors (all at least 0) carries them
+        // (`carrying_errors`).
         Step::Reshape(_)
         | Step::Permute(_)
         | Step::SwapDims(..)
@@ -164,7 +170,7 @@ pub fn propagate(step: &Step, input: &Value, error: &[f64], operands: &Operands,
         | Step::Unfold2d { .. }
         | Step::Reduce(Reduce::Max | Reduce::Min)
         | Step::ReduceDim(ReduceDim::Max | ReduceDim::Min, _)
-        | Step::MaxPool2d(_) => on(&without_scalars(step), x, error.to_vec(), &zeros).iter().map(|e| e.abs()).collect(),
+        | Step::MaxPool2d(_) => on(&carrying_errors(step), x, error.to_vec(), &zeros).iter().map(|e| e.abs()).collect(),
         // Sums: the errors carried by the magnitudes of the coefficients, and the rounding of a sum of n terms.
         _ => {
             let multiplies = matches!(
