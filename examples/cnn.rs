@@ -61,7 +61,7 @@ fn run() -> Result<(), String> {
             let y = IntTensor::from_vec(labels, [BATCH], device).map_err(fail)?;
             let loss = cross_entropy(&model.forward(&x).map_err(fail)?, &y).map_err(fail)?;
             losses.push(loss.to_scalar().map_err(fail)?);
-            model = optimizer.step(model, &loss.backward().map_err(fail)?).map_err(fail)?;
+            model = optimizer.step(model, &loss.backward_once().map_err(fail)?).map_err(fail)?;
         }
         let x = Tensor::<DeviceBackend>::from_vec(test_pixels.clone(), [test_labels.len(), 1, 28, 28], device)
             .and_then(|x| x.cast(DTYPE))

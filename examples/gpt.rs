@@ -243,7 +243,7 @@ fn train(device: &DeviceLocal, config: GptConfig, corpus: &Corpus, steps: usize)
         let loss = model.loss(&ids, &targets).map_err(fail)?;
         let value = loss.to_scalar().map_err(fail)?;
         losses.push(value);
-        model = optimizer.step(model, &loss.backward().map_err(fail)?).map_err(fail)?;
+        model = optimizer.step(model, &loss.backward_once().map_err(fail)?).map_err(fail)?;
         match &progress {
             Some(bar) => {
                 bar.set_message(format!("loss {value:.4}"));

@@ -126,7 +126,7 @@ fn gpt_step_time(device: &DeviceLocal, corpus: &Corpus, steps: usize) -> dispatc
         let targets = IntTensor::from_vec(targets, [GPT_BATCH, GPT_CONTEXT], device)?;
         let loss = model.loss(&ids, &targets)?;
         loss.to_scalar()?;
-        model = optimizer.step(model, &loss.backward()?)?;
+        model = optimizer.step(model, &loss.backward_once()?)?;
     }
     Ok(Timed::since(start, before, steps))
 }
@@ -145,7 +145,7 @@ fn lenet_step_time(device: &DeviceLocal, steps: usize) -> dispatch_core::Result<
         let y = IntTensor::from_vec(labels, [LENET_BATCH], device)?;
         let loss = cross_entropy(&model.forward(&x)?, &y)?;
         loss.to_scalar()?;
-        model = optimizer.step(model, &loss.backward()?)?;
+        model = optimizer.step(model, &loss.backward_once()?)?;
     }
     Ok(Timed::since(start, before, steps))
 }

@@ -137,6 +137,42 @@ impl dispatch_core::HostOp for IdentityHostOp {
     }
 }
 
+/// A host op that passes values through, and whose backward rule notes whether the op it watches (that of a node
+/// the reverse pass reaches earlier) had already been freed when the rule ran.
+pub struct WitnessHostOp {
+    watched: std::sync::Weak<IdentityHostOp>,
+    saw_it_freed: std::sync::Mutex<Option<bool>>,
+}
+
+impl WitnessHostOp {
+    /// A witness of `watched`, which has not yet seen a backward pass.
+    pub fn of(watched: &std::sync::Arc<IdentityHostOp>) -> Self {
+        Self { watched: std::sync::Arc::downgrade(watched), saw_it_freed: std::sync::Mutex::new(None) }
+    }
+
+    /// What the last backward pass through this op saw; `None` before any.
+    pub fn saw_it_freed(&self) -> Option<bool> {
+        self.saw_it_freed.lock().ok().and_then(|saw| *saw)
+    }
+}
+
+impl dispatch_core::HostOp for WitnessHostOp {
+    fn name(&self) -> &'static str {
+        "witness"
+    }
+
+    fn forward(&self, input: dispatch_core::HostTensor) -> dispatch_core::Result<dispatch_core::HostTensor> {
+        Ok(input)
+    }
+
+    fn backward(&self, grad_output: dispatch_core::HostTensor) -> dispatch_core::Result<dispatch_core::HostTensor> {
+        if let Ok(mut saw) = self.saw_it_freed.lock() {
+            *saw = Some(self.watched.upgrade().is_none());
+        }
+        Ok(grad_output)
+    }
+}
+
 /// Asserts that two sequences of floats agree to a relative tolerance (absolute near zero), naming the first
 /// element that does not.
 #[track_caller]

@@ -95,4 +95,10 @@ pub trait AutodiffBackend: Backend {
     /// Reverse-mode differentiation of a one-element loss: the gradient of every leaf marked with
     /// `require_grad` that the loss depends on. The gradients are detached tensors of this backend.
     fn backward(loss: &Self::FloatTensor) -> Result<Gradients<Self>>;
+    /// [`backward`](Self::backward), consuming the loss, so that what each op saved for its rule can be released
+    /// as soon as the rule has run (on a backend that can; by default, when the loss is dropped at the end). The
+    /// part of the graph another tensor still reaches is kept whole.
+    fn backward_once(loss: Self::FloatTensor) -> Result<Gradients<Self>> {
+        Self::backward(&loss)
+    }
 }

@@ -32,7 +32,7 @@ pub fn directional_derivative<B: AutodiffBackend, M: ModuleExt<B>>(
     seed: u64,
     epsilon: f64,
 ) -> Result<DirectionalDerivative> {
-    let gradients = loss(model)?.backward()?;
+    let gradients = loss(model)?.backward_once()?;
     let mut state = seed;
     let mut directions = BTreeMap::new();
     let mut squared_length = 0.0;

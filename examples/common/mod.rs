@@ -127,10 +127,11 @@ pub fn train_gpt(
         let ids = IntTensor::from_vec(mine(&inputs), [rows.len(), context], device)?;
         let targets = IntTensor::from_vec(mine(&targets), [rows.len(), context], device)?;
         let loss = model.loss(&ids, &targets)?;
-        let gradients = loss.backward()?;
+        let value = loss.to_scalar()?;
+        let gradients = loss.backward_once()?;
         let gradients =
             dispatch_nn::distributed::all_reduce_gradients(&model, &gradients, rank.communicator(), ReduceOp::Mean)?;
-        losses.push(mean_over_ranks(rank, loss.to_scalar()?)?);
+        losses.push(mean_over_ranks(rank, value)?);
         model = optimizer.step(model, &gradients)?;
     }
     Ok(GptRun { losses })

@@ -116,7 +116,7 @@ impl<B: AutodiffBackend> Trainer for DispatchGpt<B> {
         let model = self.model.take().unwrap();
         let loss = model.loss(&self.ids, &self.targets).unwrap();
         let value = loss.to_scalar().unwrap() as f32; // an F32 loss: exact
-        self.model = Some(self.optimizer.step(model, &loss.backward().unwrap()).unwrap());
+        self.model = Some(self.optimizer.step(model, &loss.backward_once().unwrap()).unwrap());
         value
     }
 }
@@ -291,7 +291,7 @@ impl<B: AutodiffBackend> Trainer for DispatchLeNet<B> {
         let model = self.model.take().unwrap();
         let loss = cross_entropy(&model.forward(&self.images).unwrap(), &self.labels).unwrap();
         let value = loss.to_scalar().unwrap() as f32; // an F32 loss: exact
-        self.model = Some(self.optimizer.step(model, &loss.backward().unwrap()).unwrap());
+        self.model = Some(self.optimizer.step(model, &loss.backward_once().unwrap()).unwrap());
         value
     }
 }

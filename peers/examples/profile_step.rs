@@ -25,7 +25,7 @@ fn time_steps<B: AutodiffBackend, M: ModuleExt<B>>(
     let mut optimizer = AdamW::new(LEARNING_RATE);
     let start = std::time::Instant::now();
     for _ in 0..steps {
-        let gradients = loss(&model)?.backward()?;
+        let gradients = loss(&model)?.backward_once()?;
         model = optimizer.step(model, &gradients)?;
     }
     Ok(start.elapsed().as_secs_f64())

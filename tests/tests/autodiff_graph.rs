@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use dispatch_core::DType;
 use dispatch_core::backends::Autodiff;
-use dispatch_core::{Backend, BaseBackend, Error, Result, Tensor};
+use dispatch_core::{Backend, BaseBackend, Error, HostOp, Result, Tensor};
 use dispatch_nn::models::classifier::{Classifier, one_hot};
-use dispatch_tests::{IdentityHostOp as Identity, assert_close_f64, f64s};
+use dispatch_tests::{IdentityHostOp as Identity, WitnessHostOp as Witness, assert_close_f64, f64s};
 
 type Ad<B> = Autodiff<B>;
 
@@ -125,6 +125,43 @@ fn the_graph_is_freed_with_the_loss<B: BaseBackend>(device: &B::Device) -> Resul
     Ok(())
 }
 
+/// `loss = sum(exp(identity(witness(x))))`: the pass reaches the identity's node before the witness's.
+struct Witnessed<B: BaseBackend> {
+    x: Tensor<Ad<B>>,
+    loss: Tensor<Ad<B>>,
+    witness: Arc<Witness>,
+}
+
+impl<B: BaseBackend> Witnessed<B> {
+    fn on(device: &B::Device) -> Result<Self> {
+        let x = Tensor::<Ad<B>>::from_vec(vec![0.5, -1.0], [2], device)?.require_grad()?;
+        let identity = Arc::new(Identity);
+        let witness = Arc::new(Witness::of(&identity));
+        let loss = x.host_op(Arc::clone(&witness) as Arc<dyn HostOp>)?.host_op(identity)?.exp()?.sum()?;
+        Ok(Self { x, loss, witness })
+    }
+}
+
+fn backward_once_frees_each_node_once_its_rule_has_run<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let Witnessed { x, loss, witness } = Witnessed::<B>::on(device)?;
+    let kept = x.grad(&loss.backward()?).unwrap().to_vec()?;
+    assert_eq!(witness.saw_it_freed(), Some(false), "`backward` keeps the graph for another pass");
+    let freed = x.grad(&loss.backward_once()?).unwrap().to_vec()?;
+    assert_eq!(witness.saw_it_freed(), Some(true), "a consumer's node is freed before its input's rule");
+    assert_eq!(freed, kept);
+    assert_eq!(Arc::strong_count(&witness), 1, "nothing of the graph is left after the pass");
+    Ok(())
+}
+
+fn backward_once_keeps_what_another_tensor_still_reaches<B: BaseBackend>(device: &B::Device) -> Result<()> {
+    let Witnessed { x, loss, witness } = Witnessed::<B>::on(device)?;
+    let other = loss.clone();
+    let first = x.grad(&loss.backward_once()?).unwrap().to_vec()?;
+    assert_eq!(witness.saw_it_freed(), Some(false));
+    assert_eq!(x.grad(&other.backward()?).unwrap().to_vec()?, first, "the clone's graph is whole");
+    Ok(())
+}
+
 /// A graph far deeper than the stack allows recursion for: backward and drop both walk it iteratively.
 fn a_very_deep_graph_runs_backward_and_drops_without_overflowing<B: BaseBackend>(device: &B::Device) -> Result<()> {
     let x = Tensor::<Ad<B>>::from_vec(vec![0.0], [1], device)?.require_grad()?;
@@ -135,7 +172,14 @@ fn a_very_deep_graph_runs_backward_and_drops_without_overflowing<B: BaseBackend>
     let gradients = y.backward()?;
     assert_eq!(y.to_vec()?, vec![50_000.0]);
     assert_eq!(x.grad(&gradients).unwrap().to_vec()?, vec![1.0]);
-    drop(y);
+    let kept = y.clone();
+    assert_eq!(x.grad(&y.backward_once()?).unwrap().to_vec()?, vec![1.0]);
+    drop(kept);
+    let mut y = x.clone();
+    for _ in 0..50_000 {
+        y = y.add_scalar(1.0)?;
+    }
+    assert_eq!(x.grad(&y.backward_once()?).unwrap().to_vec()?, vec![1.0], "nor does a pass that frees it");
     Ok(())
 }
 
@@ -186,6 +230,8 @@ dispatch_tests::tests_on_every_base_backend!(
     require_grad_keeps_a_leaf_and_cuts_below_an_op_output,
     backward_can_run_twice_on_the_same_loss,
     the_graph_is_freed_with_the_loss,
+    backward_once_frees_each_node_once_its_rule_has_run,
+    backward_once_keeps_what_another_tensor_still_reaches,
     a_very_deep_graph_runs_backward_and_drops_without_overflowing,
     graphs_are_built_and_differentiated_across_threads,
     the_name_wraps_the_base_backends_name,

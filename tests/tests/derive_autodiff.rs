@@ -3,12 +3,14 @@
 
 mod derive_support;
 
+use std::sync::Arc;
+
 use derive_support::data::two_classes;
 use derive_support::host_backend::{HostBackend, HostDevice};
 use dispatch_core::backends::{Autodiff, Candle, CandleDevice, NdArray, NdArrayDevice};
 use dispatch_core::{AutodiffBackend, AutodiffDevice, Backend, DType, DeviceOf, Dispatch, Error, Result, Tensor};
 use dispatch_nn::models::classifier::{Classifier, ClassifierGradients, one_hot};
-use dispatch_tests::{assert_close, assert_close_f64};
+use dispatch_tests::{IdentityHostOp as Identity, WitnessHostOp as Witness, assert_close, assert_close_f64};
 
 #[derive(Clone, Debug, PartialEq, Dispatch)]
 pub enum Device {
@@ -112,14 +114,31 @@ fn training_steps_on_every_autodiff_device_follow_backprop_by_hand() {
 #[test]
 fn gradient_ops_on_a_device_without_autodiff_are_errors() {
     let plain = T::ones([2], DType::F32, &Device::Host(HostDevice)).unwrap();
-    for (op, error) in
-        [("require_grad", plain.require_grad().unwrap_err()), ("backward", plain.backward().unwrap_err())]
-    {
+    for (op, error) in [
+        ("require_grad", plain.require_grad().unwrap_err()),
+        ("backward", plain.backward().unwrap_err()),
+        ("backward", plain.clone().backward_once().unwrap_err()),
+    ] {
         let Error::NotDifferentiable { op: reported, device } = &error else { panic!("{error}") };
         assert_eq!((*reported, device.as_str()), (op, "host"));
     }
     assert_eq!(plain.id(), None);
     assert_eq!(plain.detach().unwrap().to_vec().unwrap(), vec![1.0, 1.0]);
+}
+
+/// Through the enum's route as on `Autodiff<P>` itself: the pass owns the graph once the loss is consumed.
+#[test]
+fn backward_once_on_the_autodiff_variant_frees_each_node_once_its_rule_has_run() {
+    for name in ["autodiff:candle", "autodiff:ndarray", "autodiff:host"] {
+        let x = T::from_vec(vec![0.5, -1.0], [2], &name.parse::<Device>().unwrap()).unwrap().require_grad().unwrap();
+        let identity = Arc::new(Identity);
+        let witness = Arc::new(Witness::of(&identity));
+        let loss = x.host_op(witness.clone()).unwrap().host_op(identity).unwrap().exp().unwrap().sum().unwrap();
+        let kept = x.grad(&loss.backward().unwrap()).unwrap().to_vec().unwrap();
+        assert_eq!(witness.saw_it_freed(), Some(false), "{name}");
+        let freed = x.grad(&loss.backward_once().unwrap()).unwrap().to_vec().unwrap();
+        assert_eq!((witness.saw_it_freed(), freed), (Some(true), kept), "{name}");
+    }
 }
 
 #[test]

@@ -120,13 +120,21 @@ macro_rules! __derived_autodiff_backend {
             fn backward(loss: &$float) -> $crate::__private01::Result<$crate::__private01::Gradients<$backend>> {
                 $crate::__private01::derived::backward::<Self>(loss)
             }
+
+            fn backward_once(loss: $float) -> $crate::__private01::Result<$crate::__private01::Gradients<$backend>> {
+                $crate::__private01::derived::backward_once::<Self>(loss)
+            }
         }
     };
 }
 
 /// The error of a gradient op on a tensor of an arm that records no gradients.
 fn not_differentiable<B: Backend>(op: &'static str, tensor: &B::FloatTensor) -> Error {
-    Error::NotDifferentiable { op, device: B::device(tensor).to_string() }
+    not_differentiable_on::<B>(op, &B::device(tensor))
+}
+
+fn not_differentiable_on<B: Backend>(op: &'static str, device: &B::Device) -> Error {
+    Error::NotDifferentiable { op, device: device.to_string() }
 }
 
 /// `AutodiffBackend::require_grad`: an `Err` on an arm that records no gradients.
@@ -147,6 +155,18 @@ pub fn tensor_id<B: Routes>(tensor: &B::FloatTensor) -> Option<TensorId> {
 /// `AutodiffBackend::backward`: an `Err` on an arm that records no gradients.
 pub fn backward<B: Routes>(loss: &B::FloatTensor) -> Result<Gradients<B>> {
     B::route_float(loss, Backward::<B> { loss })
+}
+
+/// `AutodiffBackend::backward_once`: an `Err` on an arm that records no gradients.
+///
+/// A route lends the arm's tensor, and a pass over a borrowed loss could release nothing (the loss would hold the
+/// graph's root). So the route only hands back the pass, over a handle cloned from the arm's tensor, and `loss` is
+/// dropped before it runs: the pass then holds the root alone, unless a clone of the loss lives elsewhere.
+pub fn backward_once<B: Routes>(loss: B::FloatTensor) -> Result<Gradients<B>> {
+    let device = B::device(&loss);
+    let pass = B::route_float(&loss, BackwardOnce::<B>(PhantomData));
+    drop(loss);
+    pass().unwrap_or_else(|| Err(not_differentiable_on::<B>("backward", &device)))
 }
 
 #[derive(Clone, Copy)]
@@ -206,5 +226,22 @@ impl<B: Backend> VisitFloat<B> for Backward<'_, B> {
             Some(gradients) => gradients,
             None => Err(not_differentiable::<B>("backward", self.loss)),
         }
+    }
+}
+
+/// The pass of `backward_once` on the loss's arm, to run once the loss is dropped: `None` on an arm that records no
+/// gradients.
+type PendingPass<B> = Box<dyn FnOnce() -> Option<Result<Gradients<B>>>>;
+
+struct BackwardOnce<B>(PhantomData<fn() -> B>);
+
+impl<B: Backend> Visit<B> for BackwardOnce<B> {
+    type Output = PendingPass<B>;
+}
+
+impl<B: Backend> VisitFloat<B> for BackwardOnce<B> {
+    fn visit<A: Arm<B>>(self, inner: &<A::Backend as Backend>::FloatTensor) -> Self::Output {
+        let loss = inner.clone();
+        Box::new(move || A::Gradients::backward_once_into::<B>(loss, A::wrap_float))
     }
 }

@@ -93,6 +93,11 @@ pub trait GradientsOf<X: Backend> {
         loss: &X::FloatTensor,
         wrap: impl FnMut(X::FloatTensor) -> C::FloatTensor,
     ) -> Option<Result<Gradients<C>>>;
+    /// As `backward_into`, consuming `loss` (`AutodiffBackend::backward_once`).
+    fn backward_once_into<C: Backend>(
+        loss: X::FloatTensor,
+        wrap: impl FnMut(X::FloatTensor) -> C::FloatTensor,
+    ) -> Option<Result<Gradients<C>>>;
 }
 
 /// The gradients of an arm that records none.
@@ -117,6 +122,14 @@ impl<X: Backend> GradientsOf<X> for NoGradients {
     #[inline]
     fn backward_into<C: Backend>(
         _: &X::FloatTensor,
+        _: impl FnMut(X::FloatTensor) -> C::FloatTensor,
+    ) -> Option<Result<Gradients<C>>> {
+        None
+    }
+
+    #[inline]
+    fn backward_once_into<C: Backend>(
+        _: X::FloatTensor,
         _: impl FnMut(X::FloatTensor) -> C::FloatTensor,
     ) -> Option<Result<Gradients<C>>> {
         None
@@ -147,6 +160,13 @@ impl<X: AutodiffBackend> GradientsOf<X> for RecordsGradients {
         wrap: impl FnMut(X::FloatTensor) -> C::FloatTensor,
     ) -> Option<Result<Gradients<C>>> {
         Some(X::backward(loss).map(|gradients| gradients.map_backend::<C>(wrap)))
+    }
+
+    fn backward_once_into<C: Backend>(
+        loss: X::FloatTensor,
+        wrap: impl FnMut(X::FloatTensor) -> C::FloatTensor,
+    ) -> Option<Result<Gradients<C>>> {
+        Some(X::backward_once(loss).map(|gradients| gradients.map_backend::<C>(wrap)))
     }
 }
 

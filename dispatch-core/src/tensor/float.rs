@@ -77,12 +77,24 @@ impl<B: Backend> Tensor<B> {
         B::tensor_id(&self.primitive)
     }
 
-    /// Reverse-mode differentiation of this one-element loss.
+    /// Reverse-mode differentiation of this one-element loss. The graph stays whole while the loss lives, so
+    /// `backward` can run again; [`backward_once`](Self::backward_once) frees it during the pass.
     pub fn backward(&self) -> Result<Gradients<B>>
     where
         B: AutodiffBackend,
     {
         B::backward(&self.primitive)
+    }
+
+    /// [`backward`](Self::backward), consuming the loss: what each op saved for its backward rule (activations,
+    /// outputs) is released as soon as the rule has run, so the pass's peak memory holds the gradients and only the
+    /// part of the graph still ahead of it. An op that another live tensor still depends on is kept, with all it
+    /// reaches. Read the loss's value before: `let value = loss.to_scalar()?; let gradients = loss.backward_once()?;`.
+    pub fn backward_once(self) -> Result<Gradients<B>>
+    where
+        B: AutodiffBackend,
+    {
+        B::backward_once(self.primitive)
     }
 
     /// This tensor's gradient in `gradients`, if it is a tracked leaf the loss depends on.

@@ -158,14 +158,15 @@ impl<B: AutodiffBackend> Classifier<B> {
             b2: self.b2.require_grad()?,
         };
         let loss = tracked.loss(x, targets)?;
-        let gradients = loss.backward()?;
+        let value = loss.to_scalar()?;
+        let gradients = loss.backward_once()?;
         let grad = |param: &Tensor<B>| {
             // Unreachable: every parameter reaches the loss, so each has a gradient; no variant describes a graph
             // that lost one, so this one stays an `InvalidArgument`.
             param.grad(&gradients).ok_or_else(|| Error::invalid("gradients_by_autodiff", "a parameter got no gradient"))
         };
         Ok(ClassifierGradients {
-            loss: loss.to_scalar()?,
+            loss: value,
             w1: grad(&tracked.w1)?,
             b1: grad(&tracked.b1)?,
             w2: grad(&tracked.w2)?,

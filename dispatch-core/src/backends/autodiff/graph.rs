@@ -93,25 +93,26 @@ impl<B: BaseBackend> Drop for Node<B> {
 
 /// Every node `root` depends on, each once, ordered so that a node comes before all of its inputs: when the reverse
 /// pass reaches a node, every op that consumed it has already sent its gradient contribution.
-fn reverse_topological_order<B: BaseBackend>(root: &Node<B>) -> Vec<&Node<B>> {
+fn reverse_topological_order<B: BaseBackend>(root: Arc<Node<B>>) -> Vec<Arc<Node<B>>> {
     let mut visited = HashSet::from([root.id]);
     let mut post_order = Vec::new();
     // Depth-first with an explicit stack (node, index of the next input to visit), so deep graphs cannot overflow.
     let mut stack = vec![(root, 0usize)];
     while let Some((node, next_input)) = stack.last_mut() {
-        let node: &Node<B> = node;
         match node.inputs().get(*next_input) {
             Some(input) => {
                 *next_input += 1;
                 if let Some(input) = input
                     && visited.insert(input.id)
                 {
+                    let input = Arc::clone(input);
                     stack.push((input, 0));
                 }
             }
             None => {
-                post_order.push(node);
-                stack.pop();
+                if let Some((node, _)) = stack.pop() {
+                    post_order.push(node);
+                }
             }
         }
     }
@@ -122,12 +123,17 @@ fn reverse_topological_order<B: BaseBackend>(root: &Node<B>) -> Vec<&Node<B>> {
 /// Runs the reverse pass from `root`, whose gradient is `seed`, and returns the gradient of every leaf it reaches.
 ///
 /// Each node is visited exactly once; the gradients a node receives from its several consumers are summed before
-/// it passes them on, and released as soon as it has.
-pub(crate) fn backward<B: BaseBackend>(root: &Node<B>, seed: Inner<B>) -> Result<Vec<(TensorId, Inner<B>)>> {
+/// it passes them on, and released as soon as it has. The pass holds each node until it has run the node's rule: a
+/// node nothing else holds (no tensor, no op outside the pass) is then dropped with what its rule saved, while the
+/// rest of the pass runs. Given a root a tensor still holds, every node stays reachable and nothing is dropped.
+pub(crate) fn backward<B: BaseBackend>(root: Arc<Node<B>>, seed: Inner<B>) -> Result<Vec<(TensorId, Inner<B>)>> {
     let order = reverse_topological_order(root);
     let mut pending: HashMap<TensorId, Inner<B>> = HashMap::with_capacity(order.len());
-    pending.insert(root.id, seed);
+    if let Some(root) = order.first() {
+        pending.insert(root.id, seed);
+    }
     let mut leaf_gradients = Vec::new();
+    // By value: each node's handle is dropped at the end of its turn, after its consumers' (earlier in the order).
     for node in order {
         // A node none of whose consumers produced a gradient for it contributes nothing.
         let Some(gradient) = pending.remove(&node.id) else { continue };

@@ -16,6 +16,8 @@ mod tensor;
 pub use decorator::{Autodiff, BaseBackend};
 pub use tensor::AutodiffTensor;
 
+use std::sync::Arc;
+
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::gradients::{AutodiffBackend, Gradients, TensorId};
@@ -106,17 +108,33 @@ impl<B: BaseBackend> AutodiffBackend for Autodiff<B> {
 
     /// A loss that records no graph depends on no tracked leaf: its gradients are empty.
     fn backward(loss: &Self::FloatTensor) -> Result<Gradients<Self>> {
-        let shape = B::shape(loss.primitive());
-        if shape.num_elements() != 1 {
-            return Err(Error::unexpected_shape("backward", "a one-element loss", &shape));
-        }
-        let mut gradients = Gradients::new();
-        if let Some(root) = loss.node() {
-            let seed = B::full(shape, 1.0, B::dtype(loss.primitive()), &B::device(loss.primitive()))?;
-            for (id, gradient) in graph::backward(root, seed)? {
-                gradients.insert(id, AutodiffTensor::detached(gradient));
-            }
-        }
-        Ok(gradients)
+        // The pass shares the root with `loss`, which keeps the whole graph reachable for another pass.
+        gradients_of(loss.primitive(), loss.node().cloned())
     }
+
+    /// The pass owns the root, so each node only it reaches is dropped, with what its rule saved, once the rule
+    /// has run.
+    fn backward_once(loss: Self::FloatTensor) -> Result<Gradients<Self>> {
+        let (primitive, root) = loss.into_parts();
+        gradients_of(&primitive, root)
+    }
+}
+
+/// The gradients of the one-element `loss` whose graph node is `root`.
+fn gradients_of<B: BaseBackend>(
+    loss: &B::FloatTensor,
+    root: Option<Arc<graph::Node<B>>>,
+) -> Result<Gradients<Autodiff<B>>> {
+    let shape = B::shape(loss);
+    if shape.num_elements() != 1 {
+        return Err(Error::unexpected_shape("backward", "a one-element loss", &shape));
+    }
+    let mut gradients = Gradients::new();
+    if let Some(root) = root {
+        let seed = B::full(shape, 1.0, B::dtype(loss), &B::device(loss))?;
+        for (id, gradient) in graph::backward(root, seed)? {
+            gradients.insert(id, AutodiffTensor::detached(gradient));
+        }
+    }
+    Ok(gradients)
 }

@@ -50,8 +50,13 @@ impl<B: BaseBackend> AutodiffTensor<B> {
         }
     }
 
-    pub(crate) fn node(&self) -> Option<&Node<B>> {
-        self.node.as_deref()
+    pub(crate) fn node(&self) -> Option<&Arc<Node<B>>> {
+        self.node.as_ref()
+    }
+
+    /// `B`'s tensor and the graph node, taken apart.
+    pub(crate) fn into_parts(self) -> (Inner<B>, Option<Arc<Node<B>>>) {
+        (self.primitive, self.node)
     }
 
     /// The output of a one-input op. It records a graph only when the input does; only then is `rule` asked for
