@@ -6,9 +6,9 @@
 use crate::support::attention_error;
 use crate::support::error_bound::unit_roundoff;
 use crate::support::gradient::{affine_columns, is_affine, vjp};
-use crate::support::interpret::Trace;
+use crate::support::interpret::{Operands, Trace};
 use crate::support::layer_norm_error;
-use crate::support::program::Step;
+use crate::support::program::{ReduceDim, Step};
 use crate::support::softmax_error;
 use crate::support::values::{Floats, Value, count};
 
@@ -24,6 +24,35 @@ fn moved(value: &Value, error: &[f64], sign: f64) -> Value {
 
 fn dtype_of(value: &Value) -> Option<dispatch_core::DType> {
     if let Value::Float(f) = value { Some(f.dtype) } else { None }
+}
+
+/// Whether an input of the step may reach several outputs through derivatives of both signs, so that the upstream
+/// errors weighed by the signed Jacobian (`vjp` of the errors) could cancel: a softmax's or a layer norm's lane, and
+/// a binary op whose current tensor is broadcast. Elsewhere an input reaches one output (element-wise ops,
+/// reductions) or reaches several through derivatives of one sign (max pooling), and the `vjp` of the errors, all
+/// at least 0, is already `|J|ᵀe`.
+fn columns_may_cancel(step: &Step) -> bool {
+    matches!(
+        step,
+        Step::ReduceDim(ReduceDim::Softmax | ReduceDim::LogSoftmax, _) | Step::LayerNorm { .. } | Step::Binary { .. }
+    )
+}
+
+/// `|J|ᵀe`: each output's error carried back along the absolute values of its row of the Jacobian, one `vjp` of a
+/// unit vector per output with an error. `None` where the step passes no gradient.
+fn absolute_vjp(step: &Step, x: &Floats, output: &Value, operands: &Operands, e: &[f64]) -> Option<Vec<f64>> {
+    let mut carried = vec![0.0; x.values.len()];
+    let mut unit = vec![0.0; e.len()];
+    for (j, &error) in e.iter().enumerate() {
+        if error == 0.0 {
+            continue;
+        }
+        unit[j] = 1.0;
+        let row = vjp(step, x, output, operands, &unit)?;
+        unit[j] = 0.0;
+        carried.iter_mut().zip(row).for_each(|(carried, derivative)| *carried += derivative.abs() * error);
+    }
+    Some(carried)
 }
 
 /// Every gradient of the backward pass (as `gradient::gradients` gives them, the output's first) with its error
@@ -67,7 +96,11 @@ pub fn gradients_with_errors(steps: &[Step], trace: &Trace, weights: &[f64]) -> 
                 };
                 vjp(step, &input, &moved(output, &trace.errors[k + 1], sign), operands, g).unwrap_or_default()
             };
-            let carried = vjp(step, x, output, operands, e).unwrap_or_default();
+            let carried = match columns_may_cancel(step) {
+                true => absolute_vjp(step, x, output, operands, e),
+                false => vjp(step, x, output, operands, e),
+            };
+            let carried = carried.unwrap_or_default();
             let (up, down) = (at(1.0), at(-1.0));
             let error = (0..g_in.len())
                 .map(|i| {
@@ -88,4 +121,32 @@ pub fn gradients_with_errors(steps: &[Step], trace: &Trace, weights: &[f64]) -> 
         all.push((gradient, error));
     }
     Some(all)
+}
+
+/// A uniform gradient through a softmax gives 0, and so do uniform errors weighed by its signed Jacobian; but the
+/// errors of a computed gradient are not uniform, and neither is what they make of the softmax's gradient. Here an
+/// F64 softmax is cast to F16 and added 1 to: the gradient reaching the softmax carries F16's rounding on every entry
+/// alike, far above what the softmax's own F64 arithmetic adds.
+#[test]
+fn errors_carried_back_through_a_softmax_do_not_cancel() {
+    use crate::support::interpret::apply;
+    use crate::support::program::Scalar;
+    use dispatch_core::DType;
+    let steps =
+        [Step::ReduceDim(ReduceDim::Softmax, 0), Step::Cast(DType::F16), Step::Scalar { op: Scalar::Add, scalar: 1.0 }];
+    let mut values = vec![Value::Float(Floats::new(vec![3], vec![0.5, -1.0, 2.0], DType::F64))];
+    for step in &steps {
+        let next = apply(step, values.last().expect("the input"), &Operands::default()).expect("every step runs");
+        values.push(next);
+    }
+    let trace = Trace {
+        errors: vec![vec![0.0; 3]; values.len()],
+        operands: vec![Operands::default(); steps.len()],
+        values,
+        failure: None,
+    };
+    let all = gradients_with_errors(&steps, &trace, &[1.0; 3]).expect("a float output");
+    let (upstream, through_softmax) = (&all[2].1, &all[3].1);
+    assert!(upstream.iter().all(|&e| e > 1e-4), "F16's rounding reaches the softmax's gradient: {upstream:?}");
+    assert!(through_softmax.iter().all(|&e| e > 1e-5), "the softmax's gradient keeps it: {through_softmax:?}");
 }
