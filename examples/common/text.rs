@@ -137,6 +137,31 @@ impl Corpus {
         }
         (inputs, targets)
     }
+
+    /// The bigram entropy of `range` of the text, in nats: the mean loss, over its characters after the first, of
+    /// the best prediction from the character before alone (each pair's frequency in `range` itself). A model must
+    /// use more than one character of context to train below it.
+    pub fn bigram_entropy(&self, range: std::ops::Range<usize>) -> f64 {
+        let ids = self.ids.get(range).unwrap_or_default();
+        let index = |id: i64| usize::try_from(id).unwrap_or(0);
+        let size = self.vocabulary.len();
+        let (mut pairs, mut firsts) = (vec![0u64; size * size], vec![0u64; size]);
+        for pair in ids.windows(2) {
+            let (first, next) = (index(pair[0]), index(pair[1]));
+            if first < size && next < size {
+                pairs[first * size + next] += 1;
+                firsts[first] += 1;
+            }
+        }
+        let total = firsts.iter().sum::<u64>().max(1) as f64;
+        let loss: f64 = pairs
+            .iter()
+            .enumerate()
+            .filter(|&(_, &count)| count > 0)
+            .map(|(at, &count)| count as f64 * (firsts[at / size] as f64 / count as f64).ln())
+            .sum();
+        loss / total
+    }
 }
 
 fn holds_corpus(dir: &Path) -> bool {
@@ -182,6 +207,20 @@ mod tests {
         assert_eq!(Vocabulary::parse("").unwrap_err(), "the vocabulary is empty");
         assert_eq!(Vocabulary::parse("ba").unwrap_err(), "the vocabulary is not sorted and distinct: 'b' before 'a'");
         assert_eq!(Vocabulary::parse("abb").unwrap_err(), "the vocabulary is not sorted and distinct: 'b' before 'b'");
+    }
+
+    /// After `a`, `a` and `b` come equally often (ln 2 each time); after `b`, always `a` (0).
+    #[test]
+    fn the_bigram_entropy_is_the_mean_loss_of_predicting_from_the_character_before() {
+        let text = "aabaabaab";
+        let vocabulary = Vocabulary::of(text);
+        let corpus = Corpus { ids: vocabulary.encode(text).unwrap(), vocabulary, files: Vec::new() };
+        let (pairs_after_a, pairs_after_b) = (6.0, 2.0);
+        let expected = pairs_after_a * std::f64::consts::LN_2 / (pairs_after_a + pairs_after_b);
+        assert!((corpus.bigram_entropy(0..9) - expected).abs() < 1e-12);
+        assert!((corpus.bigram_entropy(0..3) - std::f64::consts::LN_2).abs() < 1e-12, "`aab`: after `a`, `a` or `b`");
+        assert_eq!(corpus.bigram_entropy(0..1), 0.0, "no pair");
+        assert_eq!(corpus.bigram_entropy(5..20), 0.0, "a range past the end reads nothing");
     }
 
     #[test]
