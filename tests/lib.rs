@@ -61,6 +61,9 @@ macro_rules! sample_operand {
     ($operands:ident, [Float]) => {
         &$operands.floats
     };
+    ($operands:ident, Owned) => {
+        ::core::clone::Clone::clone(&$operands.float)
+    };
     ($operands:ident, Int) => {
         &$operands.int
     };

@@ -2,6 +2,8 @@
 //! passes, and backends with one fault each, whose report names the op and the group that differ.
 
 mod conformance_support;
+// The backend alone, without the derive tests' support module: its test witnesses are not read here.
+#[allow(dead_code)]
 #[path = "derive_support/host_backend.rs"]
 mod host_backend;
 

@@ -16,6 +16,24 @@ fn binary<B: Backend>(o: &Operands<B>, op: Binary<B>) -> Floats<B> {
     calls.into_iter().chain(o.mixing(|other| op(&o.cube, other))).collect()
 }
 
+type GivenUp<B> = fn(<B as Backend>::FloatTensor, &<B as Backend>::FloatTensor) -> Result<<B as Backend>::FloatTensor>;
+
+/// A binary op given its left operand, on the operands of `binary`: each once as a clone, which the operands still
+/// hold (so the backend must leave it as it was), and once as a copy nothing else holds (so it may write over it).
+fn binary_into<B: Backend>(o: &Operands<B>, op: GivenUp<B>) -> Floats<B> {
+    let given = |lhs: &B::FloatTensor, rhs: &B::FloatTensor| {
+        [op(lhs.clone(), rhs), unshared::<B>(lhs).and_then(|lhs| op(lhs, rhs))]
+    };
+    let calls =
+        [given(&o.cube, &o.column), given(&o.row, &o.cube), given(&o.cube, &o.partner), given(&o.cube, &o.pair)];
+    calls.into_iter().flatten().chain(o.mixing(|other| op(o.cube.clone(), other))).collect()
+}
+
+/// A copy of `tensor` that nothing else holds: its product with 1, which every dtype holds exactly.
+fn unshared<B: Backend>(tensor: &B::FloatTensor) -> Result<B::FloatTensor> {
+    B::mul_scalar(tensor, 1.0)
+}
+
 /// A unary op on values in `[-1.44, 1.44]` and on wider ones (`fine`, `[-4.3, 4.7]`).
 fn unary<B: Backend>(o: &Operands<B>, op: Unary<B>) -> Floats<B> {
     vec![op(&o.cube), op(&o.fine)]
@@ -38,6 +56,23 @@ pub fn div<B: Backend>(o: &Operands<B>) -> Floats<B> {
     binary(o, B::div)
 }
 
+pub fn add_into<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    binary_into(o, B::add_into)
+}
+
+pub fn sub_into<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    binary_into(o, B::sub_into)
+}
+
+pub fn mul_into<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    binary_into(o, B::mul_into)
+}
+
+/// As `div`'s, no divisor holds a zero.
+pub fn div_into<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    binary_into(o, B::div_into)
+}
+
 pub fn maximum<B: Backend>(o: &Operands<B>) -> Floats<B> {
     binary(o, B::maximum)
 }
@@ -52,6 +87,26 @@ pub fn add_scalar<B: Backend>(o: &Operands<B>) -> Floats<B> {
 
 pub fn mul_scalar<B: Backend>(o: &Operands<B>) -> Floats<B> {
     vec![B::mul_scalar(&o.cube, -1.7), B::mul_scalar(&o.fine, 0.1)]
+}
+
+/// `add_scalar`'s calls, each once given a clone and once a copy nothing else holds.
+pub fn add_scalar_into<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    vec![
+        B::add_scalar_into(o.cube.clone(), 0.3),
+        unshared::<B>(&o.cube).and_then(|cube| B::add_scalar_into(cube, 0.3)),
+        B::add_scalar_into(o.fine.clone(), -1.0 / 3.0),
+        unshared::<B>(&o.fine).and_then(|fine| B::add_scalar_into(fine, -1.0 / 3.0)),
+    ]
+}
+
+/// `mul_scalar`'s calls, each once given a clone and once a copy nothing else holds.
+pub fn mul_scalar_into<B: Backend>(o: &Operands<B>) -> Floats<B> {
+    vec![
+        B::mul_scalar_into(o.cube.clone(), -1.7),
+        unshared::<B>(&o.cube).and_then(|cube| B::mul_scalar_into(cube, -1.7)),
+        B::mul_scalar_into(o.fine.clone(), 0.1),
+        unshared::<B>(&o.fine).and_then(|fine| B::mul_scalar_into(fine, 0.1)),
+    ]
 }
 
 /// Square roots of negative values are NaN, in the same places everywhere.

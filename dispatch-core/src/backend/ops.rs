@@ -10,6 +10,8 @@
 //! An entry is `fn name(param: kind, ...) -> output, autodiff;`, its doc comment first. A parameter's kind is
 //! - `Float`: a float tensor of the backend (`&Self::FloatTensor`),
 //! - `[Float]`: a slice of them, only as the first tensor parameter,
+//! - `Owned`: a float tensor taken by value (`Self::FloatTensor`), only as the first parameter: the caller gives it
+//!   up, so where nothing else shares its memory the backend may write the output there,
 //! - `Int`, `Bool`: an int or bool tensor of the backend (`&Self::IntTensor`, `&Self::BoolTensor`),
 //! - `Device`: a device of the backend (`&Self::Device`),
 //! - `Shape`: a [`Shape`](crate::shape::Shape),
@@ -131,6 +133,7 @@ macro_rules! __op_param_type {
     };
     ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Float) => { &$float };
     ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] [Float]) => { $floats };
+    ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Owned) => { $float };
     ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Int) => { &$int };
     ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Bool) => { &$bool };
     ([$float:ty, $floats:ty, $int:ty, $bool:ty, $device:ty $(, $result:ty)*] Device) => { &$device };
@@ -164,6 +167,7 @@ macro_rules! __op_backend_context {
 macro_rules! __op_field_type {
     ($lifetime:lifetime, $backend:ident, Float) => { &$lifetime $backend::FloatTensor };
     ($lifetime:lifetime, $backend:ident, [Float]) => { &$lifetime [$backend::FloatTensor] };
+    ($lifetime:lifetime, $backend:ident, Owned) => { $backend::FloatTensor };
     ($lifetime:lifetime, $backend:ident, Int) => { &$lifetime $backend::IntTensor };
     ($lifetime:lifetime, $backend:ident, Bool) => { &$lifetime $backend::BoolTensor };
     ($lifetime:lifetime, $backend:ident, Device) => { &$lifetime $backend::Device };

@@ -37,6 +37,6 @@ pub use fields::{
 };
 pub use path::{AutodiffPath, BackendPath};
 pub use route::{
-    Arm, GradientsOf, NoGradients, RecordsGradients, Routes, Visit, VisitBool, VisitDevice, VisitFloat, VisitInt,
-    visits,
+    Arm, ArmOfGiven, GradientsOf, NoGradients, RecordsGradients, Routes, Visit, VisitBool, VisitDevice, VisitFloat,
+    VisitGiven, VisitInt, visits,
 };

@@ -73,6 +73,27 @@ pub trait VisitBool<B: Backend>: Visit<B> {
     fn visit<A: Arm<B>>(self, routed: &<A::Backend as Backend>::BoolTensor) -> Self::Output;
 }
 
+/// An op sent to the arm of its first operand, a float tensor it was given: the visitor holds the tensor.
+pub trait VisitGiven<B: Backend>: Visit<B> {
+    /// Runs the op on arm `A`, where the tensor it was given lives.
+    fn visit<A: Arm<B>>(self) -> Self::Output;
+}
+
+/// Picks the arm of the tensor an op of visitor `V` is given, and answers with the op's run on that arm: the tensor
+/// is borrowed only while the arm is picked, so the run can then take it.
+pub struct ArmOfGiven<V>(pub PhantomData<fn() -> V>);
+
+impl<B: Backend, V: Visit<B>> Visit<B> for ArmOfGiven<V> {
+    type Output = fn(V) -> V::Output;
+}
+
+impl<B: Backend, V: VisitGiven<B>> VisitFloat<B> for ArmOfGiven<V> {
+    #[inline(always)]
+    fn visit<A: Arm<B>>(self, _: &<A::Backend as Backend>::FloatTensor) -> Self::Output {
+        <V as VisitGiven<B>>::visit::<A>
+    }
+}
+
 /// An op sent to the arm of its device.
 pub trait VisitDevice<B: Backend>: Visit<B> {
     /// Runs the op on arm `A`, whose device is `routed`.
@@ -222,6 +243,16 @@ macro_rules! __op_visit_impl {
     ({ $op:ident, ($($param:ident: $kind:tt),*), $output:tt } Bool $routed:ident) => {
         $crate::__op_visit_impl!(@impl VisitBool, BoolTensor, $op, ($($param: $kind),*), $output);
     };
+    // The visitor holds the tensor it was given, and takes the arm's out of it.
+    ({ $op:ident, ($($param:ident: $kind:tt),*), $output:tt } Owned $routed:ident) => {
+        impl<'a, B: Routes> VisitGiven<B> for $op<'a, B> {
+            #[inline(always)]
+            fn visit<A: Arm<B>>(self) -> Self::Output {
+                let Self { $($param,)* marker: _ } = self;
+                $crate::__op_visit_body!(B, A, $routed, $op, ($($param: $kind),*), $output)
+            }
+        }
+    };
     ({ $op:ident, ($($param:ident: $kind:tt),*), $output:tt } $float:tt $routed:ident) => {
         $crate::__op_visit_impl!(@impl VisitFloat, FloatTensor, $op, ($($param: $kind),*), $output);
     };
@@ -274,6 +305,20 @@ macro_rules! __op_operands {
             return Err($crate::Error::device_mismatch(stringify!($op), $($first)+, other));
         };
         $crate::__op_operands!($b, $a, $op, $routed; first = [$($first)+]; $($rest: $kind),*);
+    };
+    // Given: the arm's tensor is cloned out of the enum's, and the enum's dropped, so the arm's tensor then has no
+    // more holders than the caller's had.
+    ($b:ident, $a:ident, $op:ident, $routed:ident; first = []; $param:ident: Owned $(, $rest:ident: $kind:tt)*) => {
+        let Some(_arm_tensor) = <$a as Arm<$b>>::float(&$param).map(::core::clone::Clone::clone) else {
+            // Unreachable: the arm was picked by this tensor.
+            let device = <$b as Backend>::device(&$param);
+            return Err($crate::Error::device_mismatch(stringify!($op), &device, &device));
+        };
+        ::core::mem::drop($param);
+        let $param = _arm_tensor;
+        $crate::__op_operands!($b, $a, $op, $routed; first = [
+            <$a as Arm<$b>>::wrap_device(<<$a as Arm<$b>>::Backend as Backend>::device(&$param))
+        ]; $($rest: $kind),*);
     };
     // Routed by its first element; a slice has no tensor operand after it.
     ($b:ident, $a:ident, $op:ident, $routed:ident; first = []; $param:ident: [Float] $(, $rest:ident: $kind:tt)*) => {
@@ -330,7 +375,7 @@ macro_rules! __op_output {
 }
 
 /// Finds what an op is sent by: its first tensor operand, else its device. Calls
-/// `$crate::$callback! { context... Float name }` (or `[Float] name`, `Device name`).
+/// `$crate::$callback! { context... Float name }` (or `[Float] name`, `Owned name`, `Device name`).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __op_routed_by {
@@ -339,6 +384,9 @@ macro_rules! __op_routed_by {
     };
     ($callback:ident { $($context:tt)* } [$($all:tt)*] $param:ident: [Float] $(, $rest:ident: $kind:tt)*) => {
         $crate::$callback! { { $($context)* } [Float] $param }
+    };
+    ($callback:ident { $($context:tt)* } [$($all:tt)*] $param:ident: Owned $(, $rest:ident: $kind:tt)*) => {
+        $crate::$callback! { { $($context)* } Owned $param }
     };
     ($callback:ident { $($context:tt)* } [$($all:tt)*] $param:ident: Int $(, $rest:ident: $kind:tt)*) => {
         $crate::$callback! { { $($context)* } Int $param }
@@ -378,6 +426,14 @@ macro_rules! __op_send {
             )),
         }
     };
+    // The visitor holds the tensor it is given: a borrow of it picks the arm, then the arm's run takes it.
+    ({ $op:ident, $visit:ident } Owned $routed:ident) => {{
+        let run = <Self as $crate::__private01::Routes>::route_float(
+            &$visit.$routed,
+            $crate::__private01::ArmOfGiven(::core::marker::PhantomData),
+        );
+        run($visit)
+    }};
     ({ $op:ident, $visit:ident } Int $routed:ident) => {
         <Self as $crate::__private01::Routes>::route_int($routed, $visit)
     };

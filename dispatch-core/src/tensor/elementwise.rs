@@ -26,6 +26,39 @@ impl<B: Backend> Tensor<B> {
         Self::wrap(B::div(&self.primitive, &other.primitive))
     }
 
+    /// `self + other` as [`Tensor::add`], giving `self` up: where nothing else shares its memory (no clone of it, no
+    /// view, no graph that keeps it) and `other` broadcasts into its shape, a backend may write the sums there
+    /// instead of in new memory (ndarray does; candle, which cannot tell whether its memory is shared, writes new
+    /// memory). On an `Err`, `self` is dropped unchanged: keep a clone to read it after a failure.
+    pub fn add_into(self, other: &Self) -> Result<Self> {
+        Self::wrap(B::add_into(self.primitive, &other.primitive))
+    }
+
+    /// `self - other` as [`Tensor::sub`], giving `self` up as [`Tensor::add_into`] does.
+    pub fn sub_into(self, other: &Self) -> Result<Self> {
+        Self::wrap(B::sub_into(self.primitive, &other.primitive))
+    }
+
+    /// `self * other` as [`Tensor::mul`], giving `self` up as [`Tensor::add_into`] does.
+    pub fn mul_into(self, other: &Self) -> Result<Self> {
+        Self::wrap(B::mul_into(self.primitive, &other.primitive))
+    }
+
+    /// `self / other` as [`Tensor::div`], giving `self` up as [`Tensor::add_into`] does.
+    pub fn div_into(self, other: &Self) -> Result<Self> {
+        Self::wrap(B::div_into(self.primitive, &other.primitive))
+    }
+
+    /// `self + scalar` as [`Tensor::add_scalar`], giving `self` up as [`Tensor::add_into`] does.
+    pub fn add_scalar_into(self, scalar: f64) -> Result<Self> {
+        Self::wrap(B::add_scalar_into(self.primitive, scalar))
+    }
+
+    /// `self * scalar` as [`Tensor::mul_scalar`], giving `self` up as [`Tensor::add_into`] does.
+    pub fn mul_scalar_into(self, scalar: f64) -> Result<Self> {
+        Self::wrap(B::mul_scalar_into(self.primitive, scalar))
+    }
+
     /// `self + scalar`, element-wise (`scalar` rounded once to the tensor's dtype, as every scalar argument is).
     pub fn add_scalar(&self, scalar: f64) -> Result<Self> {
         Self::wrap(B::add_scalar(&self.primitive, scalar))

@@ -99,6 +99,7 @@ pub struct Forwarding<F: Fault>(PhantomData<F>);
 macro_rules! param_type {
     (Float) => { &NdArrayTensor };
     ([Float]) => { &[NdArrayTensor] };
+    (Owned) => { NdArrayTensor };
     (Int) => { &NdArrayIntTensor };
     (Bool) => { &NdArrayBoolTensor };
     (Device) => { &NdArrayDevice };

@@ -97,8 +97,8 @@ pub fn propagate(step: &Step, input: &Value, error: &[f64], operands: &Operands,
         Step::Cast(_) => elementwise(&|_| 1.0, 1.0),
         Step::Unary(op) => elementwise(&|v| derivative(*op, v), roundings(*op)),
         Step::Scalar { op: Scalar::Add, .. } => elementwise(&|_| 1.0, 1.0),
-        Step::Scalar { op: Scalar::Mul, scalar } => elementwise(&|_| *scalar, 1.0),
-        Step::Scalar { op: Scalar::Powf, scalar } => elementwise(&|v| scalar * v.powf(scalar - 1.0), 2.0),
+        Step::Scalar { op: Scalar::Mul, scalar, .. } => elementwise(&|_| *scalar, 1.0),
+        Step::Scalar { op: Scalar::Powf, scalar, .. } => elementwise(&|v| scalar * v.powf(scalar - 1.0), 2.0),
         Step::Scalar { op: Scalar::Greater, .. } => vec![0.0; y.values.len()],
         Step::Binary { op, current_first, .. } => {
             let other = &operands.floats[0];

@@ -56,7 +56,7 @@ pub fn vjp(step: &Step, input: &Floats, output: &Value, operands: &Operands, g: 
             Some(y.values.iter().zip(g).map(|(&y, &g)| g * derivative_of_output(*op, y)).collect())
         }
         Step::Unary(op) if *op != Unary::Neg => elementwise(&|x| derivative(*op, x)),
-        Step::Scalar { op: Scalar::Powf, scalar } => elementwise(&|x| s(*scalar) * x.powf(s(*scalar) - 1.0)),
+        Step::Scalar { op: Scalar::Powf, scalar, .. } => elementwise(&|x| s(*scalar) * x.powf(s(*scalar) - 1.0)),
         // Documented as not differentiable: the graph is cut there (no gradient, not a zero times the derivatives
         // before it, which would be NaN behind a square root of a negative).
         Step::Scalar { op: Scalar::Greater, .. } | Step::Adam { .. } => None,

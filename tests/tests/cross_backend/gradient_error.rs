@@ -132,8 +132,11 @@ fn errors_carried_back_through_a_softmax_do_not_cancel() {
     use crate::support::interpret::apply;
     use crate::support::program::Scalar;
     use dispatch_core::DType;
-    let steps =
-        [Step::ReduceDim(ReduceDim::Softmax, 0), Step::Cast(DType::F16), Step::Scalar { op: Scalar::Add, scalar: 1.0 }];
+    let steps = [
+        Step::ReduceDim(ReduceDim::Softmax, 0),
+        Step::Cast(DType::F16),
+        Step::Scalar { op: Scalar::Add, scalar: 1.0, given_up: false },
+    ];
     let mut values = vec![Value::Float(Floats::new(vec![3], vec![0.5, -1.0, 2.0], DType::F64))];
     for step in &steps {
         let next = apply(step, values.last().expect("the input"), &Operands::default()).expect("every step runs");

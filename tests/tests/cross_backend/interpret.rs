@@ -91,7 +91,7 @@ pub fn apply(step: &Step, current: &Value, operands: &Operands) -> Outcome<Value
             let [a, b] = ordered(*current_first);
             floats(elementwise::binary(*op, a, b))
         }
-        Step::Scalar { op, scalar } => Ok(Value::Float(elementwise::scalar(*op, float(current), *scalar))),
+        Step::Scalar { op, scalar, .. } => Ok(Value::Float(elementwise::scalar(*op, float(current), *scalar))),
         Step::Clamp { min, max } => floats(elementwise::clamp(float(current), *min, *max)),
         Step::Unary(op) => Ok(Value::Float(elementwise::unary(*op, float(current)))),
         Step::Adam { options, .. } => {

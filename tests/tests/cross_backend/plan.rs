@@ -201,7 +201,7 @@ fn in_domain(step: &Step, x: &Floats) -> bool {
     };
     match step {
         Step::Unary(Unary::Log | Unary::Sqrt | Unary::Recip) => away_from_zero(),
-        Step::Scalar { op: Scalar::Powf, scalar } => scalar.fract() == 0.0 && *scalar > 0.0 || away_from_zero(),
+        Step::Scalar { op: Scalar::Powf, scalar, .. } => scalar.fract() == 0.0 && *scalar > 0.0 || away_from_zero(),
         Step::Reduce(Reduce::Prod) => products_in_range(vec![x.values.clone()]),
         Step::ReduceDim(ReduceDim::Prod, axis) => products_in_range(lanes(x, *axis)),
         _ => true,
@@ -241,7 +241,9 @@ fn decisions_apart(step: &Step, x: &Floats, error: &[f64], operands: &Operands) 
     match step {
         Step::Unary(Unary::Relu | Unary::Abs | Unary::Log | Unary::Sqrt) => all_apart_from(0.0),
         Step::Scalar { op: Scalar::Powf, .. } => all_apart_from(0.0),
-        Step::Scalar { op: Scalar::Greater, scalar } | Step::CompareScalar { scalar, .. } => all_apart_from(s(*scalar)),
+        Step::Scalar { op: Scalar::Greater, scalar, .. } | Step::CompareScalar { scalar, .. } => {
+            all_apart_from(s(*scalar))
+        }
         Step::Clamp { min, max } => all_apart_from(s(*min)) && all_apart_from(s(*max)),
         Step::Binary { op: Binary::Maximum | Binary::Minimum, .. } | Step::Compare { .. } => {
             paired(&operands.floats[0])

@@ -165,15 +165,20 @@ pub enum BoolBinary {
 #[derive(Clone, Debug)]
 pub enum Step {
     // ---- float to float ----
-    /// `current (op) other`, or `other (op) current` unless `current_first`.
+    /// `current (op) other`, or `other (op) current` unless `current_first`. With `given_up`, an arithmetic op
+    /// (add, sub, mul, div) takes its first operand by value (`add_into`): the current tensor or the fresh operand,
+    /// which nothing else may hold, so a backend can write over it.
     Binary {
         op: Binary,
         other: FloatOperand,
         current_first: bool,
+        given_up: bool,
     },
+    /// With `given_up`, `add` and `mul` take the current tensor by value (`add_scalar_into`, `mul_scalar_into`).
     Scalar {
         op: Scalar,
         scalar: f64,
+        given_up: bool,
     },
     Clamp {
         min: f64,

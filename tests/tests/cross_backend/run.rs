@@ -100,12 +100,19 @@ pub fn run_with_gradient<B: AutodiffBackend>(
 
 fn run_steps<B: Backend>(program: &Program, mut current: Current<B>, device: &B::Device) -> Result<Current<B>> {
     for step in &program.steps {
-        current = run_step(step, &current, device)?;
+        current = run_step(step, current, device)?;
     }
     Ok(current)
 }
 
 fn float<B: Backend>(current: &Current<B>) -> &Tensor<B> {
+    match current {
+        Current::Float(t) => t,
+        _ => panic!("the planner put a float step after another kind"),
+    }
+}
+
+fn into_float<B: Backend>(current: Current<B>) -> Tensor<B> {
     match current {
         Current::Float(t) => t,
         _ => panic!("the planner put a float step after another kind"),
@@ -130,11 +137,39 @@ fn ordered<B: Backend>(current: &Tensor<B>, other: Tensor<B>, current_first: boo
     if current_first { [current.clone(), other] } else { [other, current.clone()] }
 }
 
-fn run_step<B: Backend>(step: &Step, current: &Current<B>, device: &B::Device) -> Result<Current<B>> {
+/// The step, given the current value: a step that gives up its first operand passes it on by value (nothing else
+/// holds it, unless it is the program's input or a graph keeps it).
+fn run_step<B: Backend>(step: &Step, current: Current<B>, device: &B::Device) -> Result<Current<B>> {
     use Current::{Bool as B_, Float as F, Int as I};
     let operand = |operand: &FloatOperand| float_operand::<B>(operand, device);
+    match step {
+        Step::Binary {
+            op: op @ (Binary::Add | Binary::Sub | Binary::Mul | Binary::Div),
+            other,
+            current_first,
+            given_up: true,
+        } => {
+            let current = into_float(current);
+            let [a, b] = if *current_first { [current, operand(other)?] } else { [operand(other)?, current] };
+            return Ok(F(match op {
+                Binary::Add => a.add_into(&b)?,
+                Binary::Sub => a.sub_into(&b)?,
+                Binary::Mul => a.mul_into(&b)?,
+                _ => a.div_into(&b)?,
+            }));
+        }
+        Step::Scalar { op: op @ (Scalar::Add | Scalar::Mul), scalar, given_up: true } => {
+            let current = into_float(current);
+            return Ok(F(match op {
+                Scalar::Add => current.add_scalar_into(*scalar)?,
+                _ => current.mul_scalar_into(*scalar)?,
+            }));
+        }
+        _ => {}
+    }
+    let current = &current;
     Ok(match step {
-        Step::Binary { op, other, current_first } => {
+        Step::Binary { op, other, current_first, .. } => {
             let [a, b] = ordered(float(current), operand(other)?, *current_first);
             F(match op {
                 Binary::Add => a.add(&b)?,
@@ -146,7 +181,7 @@ fn run_step<B: Backend>(step: &Step, current: &Current<B>, device: &B::Device) -
                 Binary::GeluBackward => a.gelu_backward(&b)?,
             })
         }
-        Step::Scalar { op, scalar } => {
+        Step::Scalar { op, scalar, .. } => {
             let t = float(current);
             F(match op {
                 Scalar::Add => t.add_scalar(*scalar)?,

@@ -34,20 +34,26 @@ impl Step {
     /// The ops of the backend's op table this step calls (beyond making its operands), for the coverage check.
     pub fn table_ops(&self) -> Vec<&'static str> {
         let ops: &[&str] = match self {
-            Step::Binary { op, .. } => match op {
-                Binary::Add => &["add"],
-                Binary::Sub => &["sub"],
-                Binary::Mul => &["mul"],
-                Binary::Div => &["div"],
-                Binary::Maximum => &["maximum"],
-                Binary::Minimum => &["minimum"],
-                Binary::GeluBackward => &["gelu_backward"],
+            Step::Binary { op, given_up, .. } => match (op, given_up) {
+                (Binary::Add, true) => &["add_into"],
+                (Binary::Sub, true) => &["sub_into"],
+                (Binary::Mul, true) => &["mul_into"],
+                (Binary::Div, true) => &["div_into"],
+                (Binary::Add, false) => &["add"],
+                (Binary::Sub, false) => &["sub"],
+                (Binary::Mul, false) => &["mul"],
+                (Binary::Div, false) => &["div"],
+                (Binary::Maximum, _) => &["maximum"],
+                (Binary::Minimum, _) => &["minimum"],
+                (Binary::GeluBackward, _) => &["gelu_backward"],
             },
-            Step::Scalar { op, .. } => match op {
-                Scalar::Add => &["add_scalar"],
-                Scalar::Mul => &["mul_scalar"],
-                Scalar::Powf => &["powf_scalar"],
-                Scalar::Greater => &["gt_scalar", "bool_to_float"],
+            Step::Scalar { op, given_up, .. } => match (op, given_up) {
+                (Scalar::Add, true) => &["add_scalar_into"],
+                (Scalar::Mul, true) => &["mul_scalar_into"],
+                (Scalar::Add, false) => &["add_scalar"],
+                (Scalar::Mul, false) => &["mul_scalar"],
+                (Scalar::Powf, _) => &["powf_scalar"],
+                (Scalar::Greater, _) => &["gt_scalar", "bool_to_float"],
             },
             Step::Clamp { .. } => &["clamp"],
             Step::Unary(op) => &[unary_name(*op)],

@@ -57,6 +57,11 @@ impl VecTensor {
         Self { data: Arc::new(data), shape }
     }
 
+    /// Where the values start in memory: a test's witness that an op wrote over them.
+    pub fn values_address(&self) -> usize {
+        self.data.as_ptr() as usize
+    }
+
     fn map(&self, f: impl Fn(f32) -> f32) -> Result<Self> {
         Ok(Self::new(self.data.iter().map(|&x| f(x)).collect(), self.shape.clone()))
     }
@@ -210,6 +215,22 @@ impl Backend for HostBackend {
 
     fn add(lhs: &VecTensor, rhs: &VecTensor) -> Result<VecTensor> {
         zip("add", lhs, rhs, |a, b| a + b)
+    }
+
+    /// The sums written over `lhs`'s values when nothing else holds them and `rhs` broadcasts into its shape: how
+    /// a third-party backend takes up the op's offer.
+    fn add_into(mut lhs: VecTensor, rhs: &VecTensor) -> Result<VecTensor> {
+        let fits = Shape::broadcast("add", &lhs.shape, &rhs.shape)? == lhs.shape;
+        let out = lhs.shape.dims().to_vec();
+        match Arc::get_mut(&mut lhs.data) {
+            Some(values) if fits => {
+                for (index, value) in values.iter_mut().enumerate() {
+                    *value += rhs.data[broadcast_source(index, &out, rhs.shape.dims())];
+                }
+                Ok(lhs)
+            }
+            _ => Self::add(&lhs, rhs),
+        }
     }
 
     fn sub(lhs: &VecTensor, rhs: &VecTensor) -> Result<VecTensor> {

@@ -1,5 +1,5 @@
-//! Element-wise defaults: the float functions of one tensor and the bounds, on the host; `gelu_backward` and
-//! `adam_step`, through the backend's own ops.
+//! Element-wise defaults: the float functions of one tensor and the bounds, on the host; the ops that take an
+//! operand by value, `gelu_backward` and `adam_step`, through the backend's own ops.
 
 use super::host_values::{map, same_dtype, values_like, zip};
 use std::f64::consts::FRAC_1_SQRT_2;
@@ -38,6 +38,26 @@ float_unaries! {
     gelu: math::gelu;
     /// On the host.
     silu: math::silu;
+}
+
+/// The ops given their first operand, by default the op that borrows it: the operand is dropped after, and the output
+/// is in new memory.
+macro_rules! given_operand {
+    ($($name:ident: $op:ident($operand:ident, $other:ident: $other_type:ty);)*) => {$(
+        #[doc = concat!("`", stringify!($op), "`.")]
+        pub fn $name<B: Backend>($operand: B::FloatTensor, $other: $other_type) -> Result<B::FloatTensor> {
+            B::$op(&$operand, $other)
+        }
+    )*};
+}
+
+given_operand! {
+    add_into: add(lhs, rhs: &B::FloatTensor);
+    sub_into: sub(lhs, rhs: &B::FloatTensor);
+    mul_into: mul(lhs, rhs: &B::FloatTensor);
+    div_into: div(lhs, rhs: &B::FloatTensor);
+    add_scalar_into: add_scalar(tensor, scalar: f64);
+    mul_scalar_into: mul_scalar(tensor, scalar: f64);
 }
 
 /// `gradient * (Φ(x) + x φ(x))` through the backend's own ops, broadcasting; each op rounds to the dtype. A backend

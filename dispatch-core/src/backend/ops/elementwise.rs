@@ -15,11 +15,26 @@ macro_rules! __ops_elementwise {
             fn mul(lhs: Float, rhs: Float) -> Float, tracked;
             /// Element-wise `lhs / rhs`; division by zero gives IEEE infinities.
             fn div(lhs: Float, rhs: Float) -> Float, tracked;
+            /// `lhs + rhs` as `add`, with `lhs` given up: where nothing else shares its memory and the output has
+            /// its shape (`rhs` broadcasts into it), a backend may write the output there instead of in new memory.
+            /// By default `add`, which writes new memory.
+            fn add_into(lhs: Owned, rhs: Float) -> Float = add_into, tracked;
+            /// `lhs - rhs` as `sub`, with `lhs` given up, as `add_into`.
+            fn sub_into(lhs: Owned, rhs: Float) -> Float = sub_into, tracked;
+            /// `lhs * rhs` as `mul`, with `lhs` given up, as `add_into`.
+            fn mul_into(lhs: Owned, rhs: Float) -> Float = mul_into, tracked;
+            /// `lhs / rhs` as `div`, with `lhs` given up, as `add_into`.
+            fn div_into(lhs: Owned, rhs: Float) -> Float = div_into, tracked;
             /// `tensor + scalar`, element-wise. Every scalar argument of an op is rounded once to the tensor's
             /// dtype, so an `F64` tensor computes with the `f64` given.
             fn add_scalar(tensor: Float, scalar: f64) -> Float, tracked;
             /// `tensor * scalar`, element-wise.
             fn mul_scalar(tensor: Float, scalar: f64) -> Float, tracked;
+            /// `tensor + scalar` as `add_scalar`, with `tensor` given up: where nothing else shares its memory, a
+            /// backend may write the output there. By default `add_scalar`.
+            fn add_scalar_into(tensor: Owned, scalar: f64) -> Float = add_scalar_into, tracked;
+            /// `tensor * scalar` as `mul_scalar`, with `tensor` given up, as `add_scalar_into`.
+            fn mul_scalar_into(tensor: Owned, scalar: f64) -> Float = mul_scalar_into, tracked;
             /// `tensor ^ exponent`, element-wise.
             fn powf_scalar(tensor: Float, exponent: f64) -> Float, tracked;
             /// `-tensor`, element-wise.

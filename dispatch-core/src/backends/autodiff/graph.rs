@@ -157,9 +157,10 @@ fn accumulate<B: BaseBackend>(
     contribution: Inner<B>,
 ) -> Result<()> {
     match pending.entry(id) {
-        Entry::Occupied(mut sum) => {
-            let total = B::add(sum.get(), &contribution)?;
-            sum.insert(total);
+        // The sum so far is the pass's own: given up, its memory can take the new sum.
+        Entry::Occupied(sum) => {
+            let total = B::add_into(sum.remove(), &contribution)?;
+            pending.insert(id, total);
         }
         Entry::Vacant(slot) => {
             slot.insert(contribution);

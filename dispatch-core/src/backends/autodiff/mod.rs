@@ -6,6 +6,10 @@
 //! not bit for bit. When an input depends on a tensor marked with `require_grad`, an op also records a graph node
 //! holding its backward rule, written in `B`'s ops, and what that rule needs. `backward` walks the nodes the loss
 //! depends on in reverse topological order.
+//!
+//! An op given its first operand (`add_into`) hands `B` the inner tensor, which `B` may write over unless the rule
+//! keeps it (then it is shared, and `B` writes new memory). The backward rules hand `B` each gradient at its last use
+//! the same way, and the pass adds a node's gradients into the memory of the first.
 
 mod broadcast;
 mod decorator;
@@ -75,6 +79,9 @@ macro_rules! __autodiff_method {
 macro_rules! __autodiff_forwarded_arg {
     (Float, $param:ident) => {
         $param.primitive()
+    };
+    (Owned, $param:ident) => {
+        $param.into_primitive()
     };
     ($kind:tt, $param:ident) => {
         $param

@@ -70,10 +70,27 @@ impl<B: BaseBackend> AutodiffTensor<B> {
     where
         F: Fn(Inner<B>) -> Result<Inner<B>> + Send + Sync + 'static,
     {
-        let Some(input_node) = &input.node else { return Self::detached(output) };
+        Self::unary_of(name, input.node.clone(), output, rule)
+    }
+
+    /// `unary`, for an op that was given its input's tensor (`add_scalar_into`): `input_node` is the node it had.
+    pub(crate) fn unary_of<F>(
+        name: &'static str,
+        input_node: Option<Arc<Node<B>>>,
+        output: Inner<B>,
+        rule: impl FnOnce(&Inner<B>) -> F,
+    ) -> Self
+    where
+        F: Fn(Inner<B>) -> Result<Inner<B>> + Send + Sync + 'static,
+    {
+        let Some(input_node) = input_node else { return Self::detached(output) };
         let backward = rule(&output);
-        let inputs = vec![Some(Arc::clone(input_node))];
-        Self::from_op(name, output, inputs, Box::new(move |gradient| Ok(vec![Some(backward(gradient)?)])))
+        Self::from_op(
+            name,
+            output,
+            vec![Some(input_node)],
+            Box::new(move |gradient| Ok(vec![Some(backward(gradient)?)])),
+        )
     }
 
     /// The output of a two-input op. `rule` learns which inputs are tracked, so it keeps only what their gradients
@@ -87,12 +104,25 @@ impl<B: BaseBackend> AutodiffTensor<B> {
     where
         F: Fn(Inner<B>) -> Result<[Option<Inner<B>>; 2]> + Send + Sync + 'static,
     {
-        if lhs.node.is_none() && rhs.node.is_none() {
+        Self::binary_of(name, [lhs.node.clone(), rhs.node.clone()], output, rule)
+    }
+
+    /// `binary`, for an op that was given its left input's tensor (`add_into`): `nodes` are the inputs' nodes.
+    pub(crate) fn binary_of<F>(
+        name: &'static str,
+        nodes: [Option<Arc<Node<B>>>; 2],
+        output: Inner<B>,
+        rule: impl FnOnce([bool; 2], &Inner<B>) -> F,
+    ) -> Self
+    where
+        F: Fn(Inner<B>) -> Result<[Option<Inner<B>>; 2]> + Send + Sync + 'static,
+    {
+        let tracked = [nodes[0].is_some(), nodes[1].is_some()];
+        if tracked == [false, false] {
             return Self::detached(output);
         }
-        let backward = rule([lhs.is_tracked(), rhs.is_tracked()], &output);
-        let inputs = vec![lhs.node.clone(), rhs.node.clone()];
-        Self::from_op(name, output, inputs, Box::new(move |gradient| Ok(Vec::from(backward(gradient)?))))
+        let backward = rule(tracked, &output);
+        Self::from_op(name, output, Vec::from(nodes), Box::new(move |gradient| Ok(Vec::from(backward(gradient)?))))
     }
 
     /// The output of an op over any number of inputs (`cat`), tracked when any input is.

@@ -312,6 +312,98 @@ macro_rules! binary {
 }
 pub(super) use binary;
 
+/// `binary!` for an op its caller gave `$lhs` to: written over `$lhs`'s elements where they can take the output
+/// (`zip_over`), else as `binary!` writes it, in new memory.
+macro_rules! binary_into {
+    ($op:literal, $lhs:expr, $rhs:expr, $f:expr) => {{
+        use $crate::backends::ndarray::tensor::FloatArray;
+        let (mut lhs, rhs): (NdArrayTensor, &NdArrayTensor) = ($lhs, $rhs);
+        let dtype = lhs.dtype();
+        let written = dtype == rhs.dtype()
+            && match (lhs.values_mut(), rhs.values()) {
+                (FloatArray::F32(a), FloatArray::F32(b)) => {
+                    #[allow(dead_code)]
+                    type E = f32;
+                    $crate::backends::ndarray::elementwise::zip_over::<E>(dtype, a, b, $f)
+                }
+                (FloatArray::F64(a), FloatArray::F64(b)) => {
+                    #[allow(dead_code)]
+                    type E = f64;
+                    $crate::backends::ndarray::elementwise::zip_over::<E>(dtype, a, b, $f)
+                }
+                _ => false,
+            };
+        if written { Ok(lhs) } else { $crate::backends::ndarray::elementwise::binary!($op, &lhs, rhs, $f) }
+    }};
+}
+pub(super) use binary_into;
+
+/// `unary!` for an op its caller gave `$tensor` to: written over its elements where they can take the output
+/// (`map_over`), else as `unary!` writes it, in new memory.
+macro_rules! unary_into {
+    ($op:literal, $tensor:expr, $f:expr) => {{
+        use $crate::backends::ndarray::tensor::FloatArray;
+        let mut tensor: NdArrayTensor = $tensor;
+        let dtype = tensor.dtype();
+        let written = match tensor.values_mut() {
+            FloatArray::F32(array) => {
+                #[allow(dead_code)]
+                type E = f32;
+                $crate::backends::ndarray::elementwise::map_over::<E>(dtype, array, $f)
+            }
+            FloatArray::F64(array) => {
+                #[allow(dead_code)]
+                type E = f64;
+                $crate::backends::ndarray::elementwise::map_over::<E>(dtype, array, $f)
+            }
+        };
+        if written { Ok(tensor) } else { $crate::backends::ndarray::elementwise::unary!($op, &tensor, $f) }
+    }};
+}
+pub(super) use unary_into;
+
+/// Writes `f` of `lhs` and `rhs` over `lhs`'s elements when they can take the output: nothing else shares them and
+/// `rhs` broadcasts into `lhs`'s shape (the output's shape is then `lhs`'s). Each result is rounded to `dtype` as
+/// `NdArrayTensor::output` rounds a new one, so the values are those the op gives in new memory. `false`, with
+/// nothing written, where it cannot.
+pub(super) fn zip_over<E: Element>(
+    dtype: DType,
+    lhs: &mut ArcArrayD<E>,
+    rhs: &ArcArrayD<E>,
+    f: impl Fn(E, E) -> E + Sync + Send,
+) -> bool {
+    if !lhs.is_unique() {
+        return false;
+    }
+    let len = lhs.len();
+    let Some(rhs) = rhs.broadcast(lhs.raw_dim()) else { return false };
+    // Unique, so the mutable view writes the array's own memory (a shared one would be copied first).
+    let zip = Zip::from(lhs.view_mut()).and(rhs);
+    if matches!(dtype, DType::F16 | DType::BF16) {
+        let round = move |value: E| E::of_f64(dtype.round(value.to_f64().unwrap_or(f64::NAN)));
+        zip_for_each!(Work::Light, len, zip, |a: &mut E, &b: &E| *a = round(f(*a, b)));
+    } else {
+        zip_for_each!(Work::Light, len, zip, |a: &mut E, &b: &E| *a = f(*a, b));
+    }
+    true
+}
+
+/// `zip_over` for an op of one tensor: `f` of every element, written over it when nothing else shares it.
+pub(super) fn map_over<E: Element>(dtype: DType, array: &mut ArcArrayD<E>, f: impl Fn(E) -> E + Sync + Send) -> bool {
+    if !array.is_unique() {
+        return false;
+    }
+    let len = array.len();
+    let zip = Zip::from(array.view_mut());
+    if matches!(dtype, DType::F16 | DType::BF16) {
+        let round = move |value: E| E::of_f64(dtype.round(value.to_f64().unwrap_or(f64::NAN)));
+        zip_for_each!(Work::Light, len, zip, |x: &mut E| *x = round(f(*x)));
+    } else {
+        zip_for_each!(Work::Light, len, zip, |x: &mut E| *x = f(*x));
+    }
+    true
+}
+
 pub(super) fn relu<E: Float>(x: E) -> E {
     // `max` ignores NaN, as candle's relu does, so both backends map NaN to 0.
     x.max(E::zero())

@@ -18,7 +18,7 @@ mod window;
 use std::fmt;
 use std::str::FromStr;
 
-use self::elementwise::{binary, unary};
+use self::elementwise::{binary, binary_into, unary, unary_into};
 pub use self::int_bool::{NdArrayBoolTensor, NdArrayIntTensor};
 pub use self::tensor::NdArrayTensor;
 use self::tensor::{Element, with_array, with_arrays};
@@ -150,6 +150,22 @@ impl Backend for NdArray {
         binary!("div", lhs, rhs, |a, b| a / b)
     }
 
+    fn add_into(lhs: NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
+        binary_into!("add", lhs, rhs, |a, b| a + b)
+    }
+
+    fn sub_into(lhs: NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
+        binary_into!("sub", lhs, rhs, |a, b| a - b)
+    }
+
+    fn mul_into(lhs: NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
+        binary_into!("mul", lhs, rhs, |a, b| a * b)
+    }
+
+    fn div_into(lhs: NdArrayTensor, rhs: &NdArrayTensor) -> Result<NdArrayTensor> {
+        binary_into!("div", lhs, rhs, |a, b| a / b)
+    }
+
     // Scalars are rounded once to the tensor's dtype (`NdArrayTensor::scalar`), then to the element it computes in.
     fn add_scalar(tensor: &NdArrayTensor, scalar: f64) -> Result<NdArrayTensor> {
         let scalar = tensor.scalar(scalar);
@@ -162,6 +178,22 @@ impl Backend for NdArray {
     fn mul_scalar(tensor: &NdArrayTensor, scalar: f64) -> Result<NdArrayTensor> {
         let scalar = tensor.scalar(scalar);
         unary!("mul_scalar", tensor, {
+            let scalar = E::of_f64(scalar);
+            move |x| x * scalar
+        })
+    }
+
+    fn add_scalar_into(tensor: NdArrayTensor, scalar: f64) -> Result<NdArrayTensor> {
+        let scalar = tensor.scalar(scalar);
+        unary_into!("add_scalar", tensor, {
+            let scalar = E::of_f64(scalar);
+            move |x| x + scalar
+        })
+    }
+
+    fn mul_scalar_into(tensor: NdArrayTensor, scalar: f64) -> Result<NdArrayTensor> {
+        let scalar = tensor.scalar(scalar);
+        unary_into!("mul_scalar", tensor, {
             let scalar = E::of_f64(scalar);
             move |x| x * scalar
         })

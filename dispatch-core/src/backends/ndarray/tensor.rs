@@ -150,6 +150,11 @@ impl NdArrayTensor {
         &self.values
     }
 
+    /// The array, to write an op's output over: only for an op its caller gave the tensor to.
+    pub(super) fn values_mut(&mut self) -> &mut FloatArray {
+        &mut self.values
+    }
+
     /// The element type of the tensor.
     pub fn dtype(&self) -> DType {
         self.dtype

@@ -5,6 +5,7 @@ use ndarray::ArrayD;
 
 use super::{NdArray, NdArrayDevice, NdArrayTensor};
 use crate::backend::{Backend, Conv2dOptions, Window2d};
+use crate::dtype::DType;
 use crate::error::{Error, RankRule, Result};
 use crate::shape::Shape;
 
@@ -217,7 +218,6 @@ fn large_element_wise_outputs_reuse_dropped_storage_and_give_the_scalar_values()
 #[test]
 fn fused_gelu_backward_gives_the_composed_default_bit_for_bit_in_every_dtype() {
     use crate::backend::defaults;
-    use crate::dtype::DType;
 
     // Both signs, zero, the tails where the density underflows and erf saturates, NaN and the infinities; a large
     // tensor (a kept buffer) and a broadcast gradient (the strided walk).
@@ -248,7 +248,6 @@ fn fused_gelu_backward_gives_the_composed_default_bit_for_bit_in_every_dtype() {
 #[test]
 fn fused_attention_weights_give_the_composed_default_bit_for_bit_in_every_dtype() {
     use crate::backend::defaults;
-    use crate::dtype::DType;
 
     let grid = |len: usize, step: f64| (0..len).map(|i| ((i * 7 % len) as f64 - len as f64 / 2.0) * step).collect();
     let queries: Vec<f64> = grid(3 * 5 * 4, 0.21);
@@ -287,7 +286,7 @@ fn fused_attention_weights_give_the_composed_default_bit_for_bit_in_every_dtype(
     assert!(matches!(other_batch, Err(Error::ShapeMismatch { .. })), "{other_batch:?}");
     let other_width = NdArray::attention_weights(&query, &varied(&[2, 3, 5], 1.0), 1.0, false);
     assert!(matches!(other_width, Err(Error::ShapeMismatch { .. })), "{other_width:?}");
-    let wide = NdArray::cast(&varied(&[2, 3, 4], 1.0), crate::dtype::DType::F64).unwrap();
+    let wide = NdArray::cast(&varied(&[2, 3, 4], 1.0), DType::F64).unwrap();
     let other_dtype = NdArray::attention_weights(&query, &wide, 1.0, false);
     assert!(matches!(other_dtype, Err(Error::DTypeMismatch { .. })), "{other_dtype:?}");
 }
@@ -295,7 +294,6 @@ fn fused_attention_weights_give_the_composed_default_bit_for_bit_in_every_dtype(
 #[test]
 fn fused_adam_step_gives_the_composed_default_bit_for_bit_in_every_dtype() {
     use crate::backend::{AdamStep, defaults};
-    use crate::dtype::DType;
 
     // Parameters and gradients of both signs, zero and NaN; a second moment of zero (the first step) and a large
     // one; Adam with an L2 penalty and AdamW with decay, early and late steps.
@@ -484,7 +482,6 @@ fn element_wise_ops_give_the_same_bits_in_every_layout() {
 #[test]
 fn fused_backward_ops_agree_with_their_composed_defaults() {
     use crate::backend::defaults;
-    use crate::dtype::DType;
     for (dtype, tolerance) in [(DType::F32, 1e-5), (DType::F64, 1e-13), (DType::F16, 2e-3), (DType::BF16, 1.6e-2)] {
         let of = |dims: &[usize], seed: f32| NdArray::cast(&varied(dims, seed), dtype).unwrap();
         let (x, gradient, gamma) = (of(&[3, 5, 70], 0.0), of(&[3, 5, 70], 1.0), of(&[70], 2.0));
@@ -514,4 +511,131 @@ fn fused_backward_ops_agree_with_their_composed_defaults() {
     let wide = NdArray::cast(&x, DType::F64).unwrap();
     assert!(matches!(NdArray::softmax_backward(&x, &wide, 1), Err(Error::DTypeMismatch { .. })));
     assert!(matches!(NdArray::layer_norm_parameter_gradients(&x, &short, 1e-5), Err(Error::ShapeMismatch { .. })));
+}
+
+type GivenUp = fn(NdArrayTensor, &NdArrayTensor) -> Result<NdArrayTensor>;
+type Lent = fn(&NdArrayTensor, &NdArrayTensor) -> Result<NdArrayTensor>;
+
+/// Each arithmetic op that takes its left operand by value, beside the op that borrows it.
+const GIVEN_UP: [(&str, GivenUp, Lent); 4] = [
+    ("add", NdArray::add_into, NdArray::add),
+    ("sub", NdArray::sub_into, NdArray::sub),
+    ("mul", NdArray::mul_into, NdArray::mul),
+    ("div", NdArray::div_into, NdArray::div),
+];
+
+/// `varied`'s values in `dtype`, in a tensor nothing else holds.
+fn owned(shape: &[usize], seed: f32, dtype: DType) -> NdArrayTensor {
+    NdArray::cast(&varied(shape, seed), dtype).unwrap()
+}
+
+/// Where the tensor's elements start in memory.
+fn address(tensor: &NdArrayTensor) -> usize {
+    let f32_start = tensor.view().map(|view| view.as_ptr() as usize);
+    f32_start.or_else(|| tensor.view_f64().map(|view| view.as_ptr() as usize)).unwrap()
+}
+
+fn f64_bits(tensor: &NdArrayTensor) -> Vec<u64> {
+    tensor.to_f64_vec().unwrap().iter().map(|value| value.to_bits()).collect()
+}
+
+#[test]
+fn arithmetic_given_a_tensor_nothing_else_holds_writes_over_it_the_values_of_new_memory() {
+    // A right operand of the left's shape and broadcast ones; the large shape is split across threads.
+    let cases: [(&[usize], &[usize]); 5] =
+        [(&[4, 37], &[4, 37]), (&[4, 37], &[37]), (&[4, 37], &[4, 1]), (&[2, 3, 5], &[1]), (&[300, 400], &[400])];
+    for dtype in DType::ALL {
+        for (name, given_up, lent) in GIVEN_UP {
+            for (lhs_dims, rhs_dims) in cases {
+                let rhs = owned(rhs_dims, 0.25, dtype);
+                let expected = lent(&owned(lhs_dims, 1.5, dtype), &rhs).unwrap();
+                let lhs = owned(lhs_dims, 1.5, dtype);
+                let start = address(&lhs);
+                let output = given_up(lhs, &rhs).unwrap();
+                let case = format!("{name} {dtype} {lhs_dims:?} {rhs_dims:?}");
+                assert_eq!(address(&output), start, "{case}: written over the given tensor");
+                assert_eq!((output.shape(), output.dtype()), (expected.shape(), dtype), "{case}");
+                assert_eq!(f64_bits(&output), f64_bits(&expected), "{case}");
+            }
+            // A permuted tensor is written over in its own layout.
+            let transposed = NdArray::swap_dims(&owned(&[37, 4], 1.5, dtype), 0, 1).unwrap();
+            let rhs = owned(&[4, 37], 0.25, dtype);
+            let expected = lent(&transposed, &rhs).unwrap();
+            let start = address(&transposed);
+            let output = given_up(transposed, &rhs).unwrap();
+            assert_eq!(address(&output), start, "{name} {dtype} transposed");
+            assert_eq!(f64_bits(&output), f64_bits(&expected), "{name} {dtype} transposed");
+        }
+    }
+}
+
+#[test]
+fn arithmetic_given_a_shared_or_outgrown_tensor_writes_new_memory_and_leaves_it_as_it_was() {
+    for dtype in DType::ALL {
+        for (name, given_up, lent) in GIVEN_UP {
+            let (lhs, rhs) = (owned(&[4, 37], 1.5, dtype), owned(&[37], 0.25, dtype));
+            let (kept, before) = (lhs.clone(), f64_bits(&lhs));
+            let output = given_up(lhs, &rhs).unwrap();
+            assert_ne!(address(&output), address(&kept), "{name} {dtype}: the clone shares the memory");
+            assert_eq!(f64_bits(&kept), before, "{name} {dtype}: the clone is as it was");
+            assert_eq!(f64_bits(&output), f64_bits(&lent(&kept, &rhs).unwrap()), "{name} {dtype}");
+
+            // The output is larger than the given tensor, which broadcasts into it.
+            let (row, matrix) = (owned(&[1, 37], 1.5, dtype), owned(&[4, 37], 0.25, dtype));
+            let expected = lent(&row, &matrix).unwrap();
+            let output = given_up(row, &matrix).unwrap();
+            assert_eq!(output.shape(), Shape::new([4, 37]), "{name} {dtype}");
+            assert_eq!(f64_bits(&output), f64_bits(&expected), "{name} {dtype}");
+
+            // The same operand on both sides is shared.
+            let square = owned(&[4, 37], 1.5, dtype);
+            let expected = lent(&square, &square).unwrap();
+            let output = given_up(square.clone(), &square).unwrap();
+            assert_eq!(f64_bits(&output), f64_bits(&expected), "{name} {dtype} with itself");
+        }
+    }
+}
+
+#[test]
+fn arithmetic_given_bad_operands_fails_as_the_borrowing_op_does() {
+    for (name, given_up, lent) in GIVEN_UP {
+        let (lhs, narrower) = (owned(&[4, 37], 1.5, DType::F32), owned(&[4, 36], 0.25, DType::F32));
+        let other_dtype = owned(&[4, 37], 0.25, DType::BF16);
+        for rhs in [narrower, other_dtype] {
+            let expected = format!("{:?}", lent(&lhs, &rhs).unwrap_err());
+            assert_eq!(
+                format!("{:?}", given_up(owned(&[4, 37], 1.5, DType::F32), &rhs).unwrap_err()),
+                expected,
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn scalar_ops_given_a_tensor_nothing_else_holds_write_over_it_the_values_of_new_memory() {
+    type GivenUpScalar = fn(NdArrayTensor, f64) -> Result<NdArrayTensor>;
+    type LentScalar = fn(&NdArrayTensor, f64) -> Result<NdArrayTensor>;
+    let ops: [(&str, GivenUpScalar, LentScalar); 2] = [
+        ("add_scalar", NdArray::add_scalar_into, NdArray::add_scalar),
+        ("mul_scalar", NdArray::mul_scalar_into, NdArray::mul_scalar),
+    ];
+    for dtype in DType::ALL {
+        for (name, given_up, lent) in ops {
+            for dims in [&[4, 37][..], &[300, 400]] {
+                // 1/3 is rounded to the dtype first, then every output to the dtype.
+                let expected = lent(&owned(dims, 1.5, dtype), 1.0 / 3.0).unwrap();
+                let tensor = owned(dims, 1.5, dtype);
+                let start = address(&tensor);
+                let output = given_up(tensor, 1.0 / 3.0).unwrap();
+                assert_eq!(address(&output), start, "{name} {dtype} {dims:?}");
+                assert_eq!(f64_bits(&output), f64_bits(&expected), "{name} {dtype} {dims:?}");
+            }
+            let tensor = owned(&[4, 37], 1.5, dtype);
+            let (kept, before) = (tensor.clone(), f64_bits(&tensor));
+            let output = given_up(tensor, 1.0 / 3.0).unwrap();
+            assert_ne!(address(&output), address(&kept), "{name} {dtype}");
+            assert_eq!(f64_bits(&kept), before, "{name} {dtype}");
+        }
+    }
 }

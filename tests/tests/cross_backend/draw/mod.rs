@@ -173,6 +173,11 @@ fn permutation(draw: &Draw, rank: usize) -> Vec<usize> {
     axes
 }
 
+/// Whether an arithmetic step takes its first operand by value: from a bit of the seed no other choice reads.
+fn given_up(draw: &Draw) -> bool {
+    (draw.seed >> 40).is_multiple_of(2)
+}
+
 /// A float step for `current`.
 pub fn float_step(current: &Floats, draw: &Draw) -> Step {
     let dims = &current.dims;
@@ -194,12 +199,13 @@ pub fn float_step(current: &Floats, draw: &Draw) -> Step {
             if op == Binary::Div {
                 other.fill = Fill::Grid { seed: draw.seed, low: 0.5, high: 2.0 };
             }
-            Step::Binary { op, other, current_first: op == Binary::Div || (a / binaries.len()).is_multiple_of(2) }
+            let current_first = op == Binary::Div || (a / binaries.len()).is_multiple_of(2);
+            Step::Binary { op, other, current_first, given_up: given_up(draw) }
         }
         2 => {
             let op = pick(&[Scalar::Add, Scalar::Mul, Scalar::Powf, Scalar::Greater], a);
             let scalar = if op == Scalar::Powf { pick(&[2.0, 3.0, 0.5, -1.0, 1.5, -0.5], b) } else { scalar(b) };
-            Step::Scalar { op, scalar }
+            Step::Scalar { op, scalar, given_up: given_up(draw) }
         }
         3 if c % 4 == 3 => adam_step(dims, draw),
         3 => {

@@ -4,15 +4,77 @@
 use super::comparison::{ones_where, selected};
 use crate::backends::BaseBackend;
 use crate::backends::autodiff::broadcast::reduce_to_shape;
+use crate::backends::autodiff::graph::{Inner, Node};
 use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
 use crate::error::Result;
+use std::sync::Arc;
 
 /// d(a + b) = 1 for each operand, summed back over the dimensions it was broadcast along.
 pub fn add<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
-    let output = B::add(lhs.primitive(), rhs.primitive())?;
-    Ok(AutodiffTensor::binary("add", [lhs, rhs], output, |[lhs_tracked, rhs_tracked], _| {
-        let lhs_shape = B::shape(lhs.primitive());
-        let rhs_shape = B::shape(rhs.primitive());
+    sum("add", lhs.clone(), rhs, |lhs, rhs| B::add(&lhs, rhs))
+}
+
+/// `add`'s rule, the base backend's `add_into` given `lhs`'s tensor: the rule keeps none of the operands.
+pub fn add_into<B: BaseBackend>(lhs: AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    sum("add_into", lhs, rhs, B::add_into)
+}
+
+/// d(a - b) = 1 and -1, summed back over the dimensions each was broadcast along.
+pub fn sub<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    difference("sub", lhs.clone(), rhs, |lhs, rhs| B::sub(&lhs, rhs))
+}
+
+/// `sub`'s rule, the base backend's `sub_into` given `lhs`'s tensor.
+pub fn sub_into<B: BaseBackend>(lhs: AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    difference("sub_into", lhs, rhs, B::sub_into)
+}
+
+/// d(l*r)/dl = r and d(l*r)/dr = l: each operand is kept only when the *other* one needs a gradient.
+pub fn mul<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    product("mul", lhs.clone(), rhs, |lhs, rhs| B::mul(&lhs, rhs))
+}
+
+/// `mul`'s rule, the base backend's `mul_into` given `lhs`'s tensor (which the rule keeps when `rhs` needs a
+/// gradient: then it is shared, and the backend writes new memory).
+pub fn mul_into<B: BaseBackend>(lhs: AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    product("mul_into", lhs, rhs, B::mul_into)
+}
+
+/// d(l/r)/dl = 1/r and d(l/r)/dr = -l/r² = -(l/r)/r: both share `gradient / r`, and the right one reuses the
+/// output instead of squaring `r`.
+pub fn div<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    quotient("div", lhs.clone(), rhs, |lhs, rhs| B::div(&lhs, rhs))
+}
+
+/// `div`'s rule, the base backend's `div_into` given `lhs`'s tensor.
+pub fn div_into<B: BaseBackend>(lhs: AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+    quotient("div_into", lhs, rhs, B::div_into)
+}
+
+/// The graph nodes of a binary op's two inputs.
+type InputNodes<B> = [Option<Arc<Node<B>>>; 2];
+
+/// The base backend's binary op `op` on `lhs`'s tensor, given up, and `rhs`'s: what the rules of `add` and
+/// `add_into` (and the others') share. The by-reference op passes a clone of `lhs`, which its caller still holds.
+fn given_up<B: BaseBackend>(
+    lhs: AutodiffTensor<B>,
+    rhs: &AutodiffTensor<B>,
+    op: impl FnOnce(Inner<B>, &Inner<B>) -> Result<Inner<B>>,
+) -> Result<(Inner<B>, InputNodes<B>)> {
+    let (primitive, lhs_node) = lhs.into_parts();
+    let output = op(primitive, rhs.primitive())?;
+    Ok((output, [lhs_node, rhs.node().cloned()]))
+}
+
+fn sum<B: BaseBackend>(
+    name: &'static str,
+    lhs: AutodiffTensor<B>,
+    rhs: &AutodiffTensor<B>,
+    op: impl FnOnce(Inner<B>, &Inner<B>) -> Result<Inner<B>>,
+) -> Result<AutodiffTensor<B>> {
+    let (lhs_shape, rhs_shape) = (B::shape(lhs.primitive()), B::shape(rhs.primitive()));
+    let (output, nodes) = given_up(lhs, rhs, op)?;
+    Ok(AutodiffTensor::binary_of(name, nodes, output, |[lhs_tracked, rhs_tracked], _| {
         move |gradient| {
             Ok([
                 gradient_if(lhs_tracked, || reduce_to_shape::<B>(gradient.clone(), &lhs_shape))?,
@@ -22,12 +84,15 @@ pub fn add<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> 
     }))
 }
 
-/// d(a - b) = 1 and -1, summed back over the dimensions each was broadcast along.
-pub fn sub<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
-    let output = B::sub(lhs.primitive(), rhs.primitive())?;
-    Ok(AutodiffTensor::binary("sub", [lhs, rhs], output, |[lhs_tracked, rhs_tracked], _| {
-        let lhs_shape = B::shape(lhs.primitive());
-        let rhs_shape = B::shape(rhs.primitive());
+fn difference<B: BaseBackend>(
+    name: &'static str,
+    lhs: AutodiffTensor<B>,
+    rhs: &AutodiffTensor<B>,
+    op: impl FnOnce(Inner<B>, &Inner<B>) -> Result<Inner<B>>,
+) -> Result<AutodiffTensor<B>> {
+    let (lhs_shape, rhs_shape) = (B::shape(lhs.primitive()), B::shape(rhs.primitive()));
+    let (output, nodes) = given_up(lhs, rhs, op)?;
+    Ok(AutodiffTensor::binary_of(name, nodes, output, |[lhs_tracked, rhs_tracked], _| {
         move |gradient| {
             Ok([
                 gradient_if(lhs_tracked, || reduce_to_shape::<B>(gradient.clone(), &lhs_shape))?,
@@ -37,39 +102,46 @@ pub fn sub<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> 
     }))
 }
 
-/// d(l*r)/dl = r and d(l*r)/dr = l: each operand is kept only when the *other* one needs a gradient.
-pub fn mul<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
-    let output = B::mul(lhs.primitive(), rhs.primitive())?;
-    Ok(AutodiffTensor::binary("mul", [lhs, rhs], output, |[lhs_tracked, rhs_tracked], _| {
-        let lhs_shape = B::shape(lhs.primitive());
-        let rhs_shape = B::shape(rhs.primitive());
-        let rhs_value = lhs_tracked.then(|| rhs.primitive().clone());
-        let lhs_value = rhs_tracked.then(|| lhs.primitive().clone());
+fn product<B: BaseBackend>(
+    name: &'static str,
+    lhs: AutodiffTensor<B>,
+    rhs: &AutodiffTensor<B>,
+    op: impl FnOnce(Inner<B>, &Inner<B>) -> Result<Inner<B>>,
+) -> Result<AutodiffTensor<B>> {
+    let (lhs_shape, rhs_shape) = (B::shape(lhs.primitive()), B::shape(rhs.primitive()));
+    let rhs_value = lhs.is_tracked().then(|| rhs.primitive().clone());
+    let lhs_value = rhs.is_tracked().then(|| lhs.primitive().clone());
+    let (output, nodes) = given_up(lhs, rhs, op)?;
+    Ok(AutodiffTensor::binary_of(name, nodes, output, |_, _| {
         move |gradient| {
-            let lhs_gradient = match &rhs_value {
-                Some(rhs) => Some(reduce_to_shape::<B>(B::mul(&gradient, rhs)?, &lhs_shape)?),
-                None => None,
+            // The gradient's last use takes it by value, so its memory can take the product.
+            let (lhs_gradient, rhs_gradient) = match (&rhs_value, &lhs_value) {
+                (Some(rhs), Some(lhs)) => (Some(B::mul(&gradient, rhs)?), Some(B::mul_into(gradient, lhs)?)),
+                (Some(rhs), None) => (Some(B::mul_into(gradient, rhs)?), None),
+                (None, Some(lhs)) => (None, Some(B::mul_into(gradient, lhs)?)),
+                (None, None) => (None, None),
             };
-            let rhs_gradient = match &lhs_value {
-                Some(lhs) => Some(reduce_to_shape::<B>(B::mul(&gradient, lhs)?, &rhs_shape)?),
-                None => None,
-            };
-            Ok([lhs_gradient, rhs_gradient])
+            Ok([
+                lhs_gradient.map(|gradient| reduce_to_shape::<B>(gradient, &lhs_shape)).transpose()?,
+                rhs_gradient.map(|gradient| reduce_to_shape::<B>(gradient, &rhs_shape)).transpose()?,
+            ])
         }
     }))
 }
 
-/// d(l/r)/dl = 1/r and d(l/r)/dr = -l/r² = -(l/r)/r: both share `gradient / r`, and the right one reuses the
-/// output instead of squaring `r`.
-pub fn div<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
-    let output = B::div(lhs.primitive(), rhs.primitive())?;
-    Ok(AutodiffTensor::binary("div", [lhs, rhs], output, |[lhs_tracked, rhs_tracked], output| {
-        let lhs_shape = B::shape(lhs.primitive());
-        let rhs_shape = B::shape(rhs.primitive());
-        let rhs_value = rhs.primitive().clone();
+fn quotient<B: BaseBackend>(
+    name: &'static str,
+    lhs: AutodiffTensor<B>,
+    rhs: &AutodiffTensor<B>,
+    op: impl FnOnce(Inner<B>, &Inner<B>) -> Result<Inner<B>>,
+) -> Result<AutodiffTensor<B>> {
+    let (lhs_shape, rhs_shape) = (B::shape(lhs.primitive()), B::shape(rhs.primitive()));
+    let rhs_value = rhs.primitive().clone();
+    let (output, nodes) = given_up(lhs, rhs, op)?;
+    Ok(AutodiffTensor::binary_of(name, nodes, output, |[lhs_tracked, rhs_tracked], output| {
         let quotient = rhs_tracked.then(|| output.clone());
         move |gradient| {
-            let over_rhs = B::div(&gradient, &rhs_value)?;
+            let over_rhs = B::div_into(gradient, &rhs_value)?;
             let rhs_gradient = match &quotient {
                 Some(quotient) => Some(reduce_to_shape::<B>(B::neg(&B::mul(&over_rhs, quotient)?)?, &rhs_shape)?),
                 None => None,
@@ -100,10 +172,29 @@ pub fn add_scalar<B: BaseBackend>(input: &AutodiffTensor<B>, scalar: f64) -> Res
     Ok(AutodiffTensor::unary("add_scalar", input, output, |_| Ok))
 }
 
+/// `add_scalar`'s rule, the base backend's `add_scalar_into` given the input's tensor.
+pub fn add_scalar_into<B: BaseBackend>(input: AutodiffTensor<B>, scalar: f64) -> Result<AutodiffTensor<B>> {
+    let (primitive, node) = input.into_parts();
+    let output = B::add_scalar_into(primitive, scalar)?;
+    Ok(AutodiffTensor::unary_of("add_scalar_into", node, output, |_| Ok))
+}
+
 /// d(x c) = c.
 pub fn mul_scalar<B: BaseBackend>(input: &AutodiffTensor<B>, scalar: f64) -> Result<AutodiffTensor<B>> {
     let output = B::mul_scalar(input.primitive(), scalar)?;
-    Ok(AutodiffTensor::unary("mul_scalar", input, output, |_| move |gradient| B::mul_scalar(&gradient, scalar)))
+    Ok(AutodiffTensor::unary("mul_scalar", input, output, |_| scaled_by::<B>(scalar)))
+}
+
+/// `mul_scalar`'s rule, the base backend's `mul_scalar_into` given the input's tensor.
+pub fn mul_scalar_into<B: BaseBackend>(input: AutodiffTensor<B>, scalar: f64) -> Result<AutodiffTensor<B>> {
+    let (primitive, node) = input.into_parts();
+    let output = B::mul_scalar_into(primitive, scalar)?;
+    Ok(AutodiffTensor::unary_of("mul_scalar_into", node, output, |_| scaled_by::<B>(scalar)))
+}
+
+/// The backward rule of a product with `scalar`.
+fn scaled_by<B: BaseBackend>(scalar: f64) -> impl Fn(Inner<B>) -> Result<Inner<B>> + Send + Sync + 'static {
+    move |gradient| B::mul_scalar_into(gradient, scalar)
 }
 
 /// d x^p = p x^(p-1). The exponents 0 and 1 are taken apart: `x^-1` at `x = 0` would turn the exact zero
@@ -118,8 +209,8 @@ pub fn powf_scalar<B: BaseBackend>(input: &AutodiffTensor<B>, exponent: f64) -> 
             } else if exponent == 1.0 {
                 Ok(gradient)
             } else {
-                let slope = B::mul_scalar(&B::powf_scalar(&input, exponent - 1.0)?, exponent)?;
-                B::mul(&gradient, &slope)
+                let slope = B::mul_scalar_into(B::powf_scalar(&input, exponent - 1.0)?, exponent)?;
+                B::mul_into(gradient, &slope)
             }
         }
     }))
@@ -136,7 +227,7 @@ pub fn exp<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B
     let output = B::exp(input.primitive())?;
     Ok(AutodiffTensor::unary("exp", input, output, |output| {
         let output = output.clone();
-        move |gradient| B::mul(&gradient, &output)
+        move |gradient| B::mul_into(gradient, &output)
     }))
 }
 
@@ -145,7 +236,7 @@ pub fn log<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B
     let output = B::log(input.primitive())?;
     Ok(AutodiffTensor::unary("log", input, output, |_| {
         let input = input.primitive().clone();
-        move |gradient| B::div(&gradient, &input)
+        move |gradient| B::div_into(gradient, &input)
     }))
 }
 
@@ -165,8 +256,8 @@ pub fn sigmoid<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTens
     Ok(AutodiffTensor::unary("sigmoid", input, output, |output| {
         let output = output.clone();
         move |gradient| {
-            let one_minus = B::add_scalar(&B::neg(&output)?, 1.0)?;
-            B::mul(&gradient, &B::mul(&output, &one_minus)?)
+            let one_minus = B::add_scalar_into(B::neg(&output)?, 1.0)?;
+            B::mul_into(gradient, &B::mul_into(one_minus, &output)?)
         }
     }))
 }
@@ -177,8 +268,8 @@ pub fn tanh<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<
     Ok(AutodiffTensor::unary("tanh", input, output, |output| {
         let output = output.clone();
         move |gradient| {
-            let one_minus_square = B::add_scalar(&B::neg(&B::mul(&output, &output)?)?, 1.0)?;
-            B::mul(&gradient, &one_minus_square)
+            let one_minus_square = B::add_scalar_into(B::neg(&B::mul(&output, &output)?)?, 1.0)?;
+            B::mul_into(gradient, &one_minus_square)
         }
     }))
 }
@@ -188,7 +279,7 @@ pub fn sqrt<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<
     let output = B::sqrt(input.primitive())?;
     Ok(AutodiffTensor::unary("sqrt", input, output, |output| {
         let output = output.clone();
-        move |gradient| B::div(&B::mul_scalar(&gradient, 0.5)?, &output)
+        move |gradient| B::div_into(B::mul_scalar_into(gradient, 0.5)?, &output)
     }))
 }
 
@@ -197,7 +288,7 @@ pub fn recip<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor
     let output = B::recip(input.primitive())?;
     Ok(AutodiffTensor::unary("recip", input, output, |output| {
         let output = output.clone();
-        move |gradient| B::neg(&B::mul(&B::mul(&gradient, &output)?, &output)?)
+        move |gradient| B::neg(&B::mul_into(B::mul_into(gradient, &output)?, &output)?)
     }))
 }
 
@@ -209,7 +300,7 @@ pub fn abs<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B
         move |gradient| {
             let positive = ones_where::<B>(&B::gt_scalar(&input, 0.0)?, &gradient)?;
             let negative = ones_where::<B>(&B::lt_scalar(&input, 0.0)?, &gradient)?;
-            B::mul(&gradient, &B::sub(&positive, &negative)?)
+            B::mul_into(gradient, &B::sub(&positive, &negative)?)
         }
     }))
 }
@@ -219,7 +310,7 @@ pub fn sin<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B
     let output = B::sin(input.primitive())?;
     Ok(AutodiffTensor::unary("sin", input, output, |_| {
         let input = input.primitive().clone();
-        move |gradient| B::mul(&gradient, &B::cos(&input)?)
+        move |gradient| B::mul_into(gradient, &B::cos(&input)?)
     }))
 }
 
@@ -228,7 +319,7 @@ pub fn cos<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B
     let output = B::cos(input.primitive())?;
     Ok(AutodiffTensor::unary("cos", input, output, |_| {
         let input = input.primitive().clone();
-        move |gradient| B::neg(&B::mul(&gradient, &B::sin(&input)?)?)
+        move |gradient| B::neg(&B::mul_into(gradient, &B::sin(&input)?)?)
     }))
 }
 
@@ -239,7 +330,7 @@ pub fn erf<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<B
         let input = input.primitive().clone();
         move |gradient| {
             let gaussian = B::exp(&B::neg(&B::mul(&input, &input)?)?)?;
-            B::mul(&gradient, &B::mul_scalar(&gaussian, std::f64::consts::FRAC_2_SQRT_PI)?)
+            B::mul_into(gradient, &B::mul_scalar(&gaussian, std::f64::consts::FRAC_2_SQRT_PI)?)
         }
     }))
 }
@@ -262,7 +353,7 @@ pub fn silu<B: BaseBackend>(input: &AutodiffTensor<B>) -> Result<AutodiffTensor<
             let sigmoid = B::sigmoid(&input)?;
             let one_minus = B::add_scalar(&B::neg(&sigmoid)?, 1.0)?;
             let derivative = B::mul(&sigmoid, &B::add_scalar(&B::mul(&input, &one_minus)?, 1.0)?)?;
-            B::mul(&gradient, &derivative)
+            B::mul_into(gradient, &derivative)
         }
     }))
 }
