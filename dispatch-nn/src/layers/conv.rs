@@ -39,7 +39,7 @@ impl<B: Backend> Conv2d<B> {
     pub fn forward(&self, x: &Tensor<B>) -> Result<Tensor<B>> {
         let y = x.conv2d(&self.weight, self.options)?;
         match &self.bias {
-            Some(bias) => y.add(&bias.reshape([1, bias.shape().num_elements(), 1, 1])?),
+            Some(bias) => y.add_into(&bias.reshape([1, bias.shape().num_elements(), 1, 1])?),
             None => Ok(y),
         }
     }

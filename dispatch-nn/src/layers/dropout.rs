@@ -37,6 +37,6 @@ impl Dropout {
         let seed = self.seed.wrapping_add(call);
         let draws = Tensor::<B>::random_uniform(x.shape(), (0.0, 1.0), seed, DType::F32, &x.device())?;
         let keep = draws.gt_scalar(self.p)?.float(x.dtype())?;
-        x.mul(&keep)?.mul_scalar(1.0 / (1.0 - self.p))
+        x.mul(&keep)?.mul_scalar_into(1.0 / (1.0 - self.p))
     }
 }

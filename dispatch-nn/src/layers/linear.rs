@@ -34,7 +34,8 @@ impl<B: Backend> Linear<B> {
     pub fn forward(&self, x: &Tensor<B>) -> Result<Tensor<B>> {
         let y = x.matmul(&self.weight)?;
         match &self.bias {
-            Some(bias) => y.add(bias),
+            // `y` is this function's own: the bias can be added in its memory.
+            Some(bias) => y.add_into(bias),
             None => Ok(y),
         }
     }
@@ -46,7 +47,7 @@ impl<B: Backend> Linear<B> {
     pub fn forward_outputs(&self, x: &Tensor<B>, start: usize, len: usize) -> Result<Tensor<B>> {
         let y = x.matmul(&self.weight.narrow(1, start, len)?)?;
         match &self.bias {
-            Some(bias) => y.add(&bias.narrow(0, start, len)?),
+            Some(bias) => y.add_into(&bias.narrow(0, start, len)?),
             None => Ok(y),
         }
     }

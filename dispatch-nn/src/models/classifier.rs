@@ -92,9 +92,9 @@ impl<B: Backend> Classifier<B> {
 
     /// Pre-activation, activation and logits: what backpropagation by hand reuses.
     fn forward_with_hidden(&self, x: &Tensor<B>) -> Result<(Tensor<B>, Tensor<B>, Tensor<B>)> {
-        let pre = x.matmul(&self.w1)?.add(&self.b1)?;
+        let pre = x.matmul(&self.w1)?.add_into(&self.b1)?;
         let hidden = pre.relu()?;
-        let logits = hidden.matmul(&self.w2)?.add(&self.b2)?;
+        let logits = hidden.matmul(&self.w2)?.add_into(&self.b2)?;
         Ok((pre, hidden, logits))
     }
 

@@ -104,11 +104,13 @@ impl<B: Backend> Gpt<B> {
             return Err(Error::unexpected_shape("Gpt::forward", expected, &ids.shape()));
         }
         let positions = IntTensor::<B>::arange(0, time as i64, &ids.device())?;
-        let mut x = self.tokens.forward(ids)?.add(&self.positions.forward(&positions)?)?;
+        let mut x = self.tokens.forward(ids)?.add_into(&self.positions.forward(&positions)?)?;
+        // Each branch's output is added into (its memory takes the sum): the stream `x` is kept by the next layer
+        // norm's graph, the branch's output by nothing.
         for block in &self.blocks {
-            x = x.add(&block.attention.forward(&block.norm1.forward(&x)?)?)?;
+            x = block.attention.forward(&block.norm1.forward(&x)?)?.add_into(&x)?;
             let hidden = block.mlp.up.forward(&block.norm2.forward(&x)?)?.gelu()?;
-            x = x.add(&block.mlp.down.forward(&hidden)?)?;
+            x = block.mlp.down.forward(&hidden)?.add_into(&x)?;
         }
         self.head.forward(&self.norm.forward(&x)?)
     }
