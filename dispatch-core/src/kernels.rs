@@ -439,6 +439,22 @@ pub(crate) fn map_in_place<T: Copy>(work: Work, values: &mut [T], f: impl Fn(T) 
     map_in_place_loop(values, f);
 }
 
+/// Every value replaced by `f` of it and the other of the same index (the shortest side ends it), vectorised: an op
+/// written over its left operand.
+pub(crate) fn zip_in_place<T: Copy>(work: Work, values: &mut [T], others: &[T], f: impl Fn(T, T) -> T) {
+    #[cfg(target_arch = "x86_64")]
+    if wide_vectors(work) {
+        // SAFETY: the CPU has AVX-512F, AVX2 and FMA, as checked just above.
+        return unsafe { avx512::zip_in_place(values, others, f) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if avx2_and_fma() {
+        // SAFETY: the CPU has AVX2 and FMA, as checked just above.
+        return unsafe { avx2::zip_in_place(values, others, f) };
+    }
+    zip_in_place_loop(values, others, f);
+}
+
 /// `value` where `fills` holds, else the input of the same index, into the output of that index (the shortest side
 /// ends it), vectorised: `mask_fill`'s loop.
 pub(crate) fn fill_slices<T: Copy, O: Slot<T>>(fills: &[bool], inputs: &[T], value: T, outputs: &mut [O]) {
@@ -478,6 +494,13 @@ fn map_in_place_loop<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
     }
 }
 
+#[inline(always)]
+fn zip_in_place_loop<T: Copy>(values: &mut [T], others: &[T], f: impl Fn(T, T) -> T) {
+    for (value, &other) in values.iter_mut().zip(others) {
+        *value = f(*value, other);
+    }
+}
+
 /// The loops again, compiled for AVX2 and FMA: 4 `f64` lanes where the baseline has 2.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
@@ -496,6 +519,11 @@ mod avx2 {
     #[target_feature(enable = "avx2,fma")]
     pub(crate) fn map_in_place<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
         super::map_in_place_loop(values, f);
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(crate) fn zip_in_place<T: Copy>(values: &mut [T], others: &[T], f: impl Fn(T, T) -> T) {
+        super::zip_in_place_loop(values, others, f);
     }
 
     #[target_feature(enable = "avx2,fma")]
@@ -522,6 +550,11 @@ mod avx512 {
     #[target_feature(enable = "avx512f,fma")]
     pub(crate) fn map_in_place<T: Copy>(values: &mut [T], f: impl Fn(T) -> T) {
         super::map_in_place_loop(values, f);
+    }
+
+    #[target_feature(enable = "avx512f,fma")]
+    pub(crate) fn zip_in_place<T: Copy>(values: &mut [T], others: &[T], f: impl Fn(T, T) -> T) {
+        super::zip_in_place_loop(values, others, f);
     }
 }
 

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::mem::MaybeUninit;
 
-use ndarray::{ArcArrayD, ArrayD, ArrayView1, ArrayViewD, ArrayViewMut1, Axis, Dimension, IxDyn, Zip};
+use ndarray::{ArcArrayD, ArrayD, ArrayView1, ArrayViewD, ArrayViewMut1, ArrayViewMutD, Axis, Dimension, IxDyn, Zip};
 use num_traits::Float;
 
 use super::broadcast::broadcast_pair;
@@ -15,7 +15,8 @@ use crate::backend::{AdamStep, adam_output_shape};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::{
-    AdamConstants, Kernels, all_nan, gelu_derivative, gelu_derivative_constants, map_slice, zip_slices,
+    AdamConstants, Kernels, all_nan, gelu_derivative, gelu_derivative_constants, map_in_place, map_slice, zip_in_place,
+    zip_slices,
 };
 use crate::parallel::{self, Work};
 
@@ -375,17 +376,44 @@ pub(super) fn zip_over<E: Element>(
     if !lhs.is_unique() {
         return false;
     }
-    let len = lhs.len();
     let Some(rhs) = rhs.broadcast(lhs.raw_dim()) else { return false };
     // Unique, so the mutable view writes the array's own memory (a shared one would be copied first).
-    let zip = Zip::from(lhs.view_mut()).and(rhs);
+    let lhs = lhs.view_mut();
     if matches!(dtype, DType::F16 | DType::BF16) {
-        let round = move |value: E| E::of_f64(dtype.round(value.to_f64().unwrap_or(f64::NAN)));
-        zip_for_each!(Work::Light, len, zip, |a: &mut E, &b: &E| *a = round(f(*a, b)));
+        zip_views_over(lhs, rhs, |a, b| E::of_f64(dtype.round(f(a, b).to_f64().unwrap_or(f64::NAN))));
     } else {
-        zip_for_each!(Work::Light, len, zip, |a: &mut E, &b: &E| *a = f(*a, b));
+        // F32 and F64 round nothing, and a rounding call per element would keep the loop from vectorising.
+        zip_views_over(lhs, rhs, f);
     }
     true
+}
+
+/// `f` of each element of `lhs` and of `rhs` (of `lhs`'s shape) written over the first: both row-major as one pass
+/// over two slices, else row by row of the last axis, by the slice loops that vectorise where a row is contiguous
+/// and `rhs`'s is too or is one broadcast value.
+fn zip_views_over<E: Element>(
+    mut lhs: ArrayViewMutD<'_, E>,
+    rhs: ArrayViewD<'_, E>,
+    f: impl Fn(E, E) -> E + Sync + Send,
+) {
+    let len = lhs.len();
+    if let (Some(values), Some(others)) = (lhs.as_slice_mut(), rhs.as_slice()) {
+        parallel::for_each_part(Work::Light, values, |start, part| {
+            let others = others.get(start..start.saturating_add(part.len())).unwrap_or_default();
+            zip_in_place(Work::Light, part, others, &f);
+        });
+        return;
+    }
+    let last = Axis(lhs.ndim().saturating_sub(1));
+    let rows = Zip::from(lhs.lanes_mut(last)).and(rhs.lanes(last));
+    zip_for_each!(Work::Light, len, rows, |mut values: ArrayViewMut1<'_, E>, others: ArrayView1<'_, E>| {
+        let broadcast = others.strides() == [0];
+        match (values.as_slice_mut(), others.as_slice(), others.first()) {
+            (Some(values), Some(others), _) => zip_in_place(Work::Light, values, others, &f),
+            (Some(values), None, Some(&other)) if broadcast => map_in_place(Work::Light, values, |x| f(x, other)),
+            _ => Zip::from(values).and(others).for_each(|value, &other| *value = f(*value, other)),
+        }
+    });
 }
 
 /// `zip_over` for an op of one tensor: `f` of every element, written over it when nothing else shares it.
@@ -393,15 +421,21 @@ pub(super) fn map_over<E: Element>(dtype: DType, array: &mut ArcArrayD<E>, f: im
     if !array.is_unique() {
         return false;
     }
-    let len = array.len();
-    let zip = Zip::from(array.view_mut());
     if matches!(dtype, DType::F16 | DType::BF16) {
-        let round = move |value: E| E::of_f64(dtype.round(value.to_f64().unwrap_or(f64::NAN)));
-        zip_for_each!(Work::Light, len, zip, |x: &mut E| *x = round(f(*x)));
+        map_view_over(array.view_mut(), |x| E::of_f64(dtype.round(f(x).to_f64().unwrap_or(f64::NAN))));
     } else {
-        zip_for_each!(Work::Light, len, zip, |x: &mut E| *x = f(*x));
+        map_view_over(array.view_mut(), f);
     }
     true
+}
+
+/// `f` of every element written over it: in memory order by the slice loop where the elements are contiguous.
+fn map_view_over<E: Element>(mut values: ArrayViewMutD<'_, E>, f: impl Fn(E) -> E + Sync + Send) {
+    let len = values.len();
+    match values.as_slice_memory_order_mut() {
+        Some(values) => parallel::for_each_part(Work::Light, values, |_, part| map_in_place(Work::Light, part, &f)),
+        None => zip_for_each!(Work::Light, len, Zip::from(values), |value: &mut E| *value = f(*value)),
+    }
 }
 
 pub(super) fn relu<E: Float>(x: E) -> E {
