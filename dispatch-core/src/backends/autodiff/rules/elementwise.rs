@@ -9,53 +9,34 @@ use crate::backends::autodiff::tensor::{AutodiffTensor, gradient_if};
 use crate::error::Result;
 use std::sync::Arc;
 
-/// d(a + b) = 1 for each operand, summed back over the dimensions it was broadcast along.
-pub fn add<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
-    sum("add", lhs.clone(), rhs, |lhs, rhs| B::add(&lhs, rhs))
+/// Each arithmetic op's rule twice: for the op that borrows its left operand and for the one given it (`add_into`),
+/// each calling the base backend's op of its form; the rule itself is written once (`sum`, `difference`, `product`,
+/// `quotient`). The borrowing form gives the rule a clone of the operand, which its caller still holds.
+macro_rules! arithmetic_rules {
+    ($($op:ident, $given:ident: $rule:ident;)*) => {$(
+        #[doc = concat!("`", stringify!($op), "`: see `", stringify!($rule), "`.")]
+        pub fn $op<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+            $rule(stringify!($op), lhs.clone(), rhs, |lhs, rhs| B::$op(&lhs, rhs))
+        }
+
+        #[doc = concat!("`", stringify!($op), "`'s rule, the base backend's `", stringify!($given), "` given `lhs`.")]
+        pub fn $given<B: BaseBackend>(lhs: AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
+            $rule(stringify!($given), lhs, rhs, B::$given)
+        }
+    )*};
 }
 
-/// `add`'s rule, the base backend's `add_into` given `lhs`'s tensor: the rule keeps none of the operands.
-pub fn add_into<B: BaseBackend>(lhs: AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
-    sum("add_into", lhs, rhs, B::add_into)
-}
-
-/// d(a - b) = 1 and -1, summed back over the dimensions each was broadcast along.
-pub fn sub<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
-    difference("sub", lhs.clone(), rhs, |lhs, rhs| B::sub(&lhs, rhs))
-}
-
-/// `sub`'s rule, the base backend's `sub_into` given `lhs`'s tensor.
-pub fn sub_into<B: BaseBackend>(lhs: AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
-    difference("sub_into", lhs, rhs, B::sub_into)
-}
-
-/// d(l*r)/dl = r and d(l*r)/dr = l: each operand is kept only when the *other* one needs a gradient.
-pub fn mul<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
-    product("mul", lhs.clone(), rhs, |lhs, rhs| B::mul(&lhs, rhs))
-}
-
-/// `mul`'s rule, the base backend's `mul_into` given `lhs`'s tensor (which the rule keeps when `rhs` needs a
-/// gradient: then it is shared, and the backend writes new memory).
-pub fn mul_into<B: BaseBackend>(lhs: AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
-    product("mul_into", lhs, rhs, B::mul_into)
-}
-
-/// d(l/r)/dl = 1/r and d(l/r)/dr = -l/r² = -(l/r)/r: both share `gradient / r`, and the right one reuses the
-/// output instead of squaring `r`.
-pub fn div<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
-    quotient("div", lhs.clone(), rhs, |lhs, rhs| B::div(&lhs, rhs))
-}
-
-/// `div`'s rule, the base backend's `div_into` given `lhs`'s tensor.
-pub fn div_into<B: BaseBackend>(lhs: AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
-    quotient("div_into", lhs, rhs, B::div_into)
+arithmetic_rules! {
+    add, add_into: sum;
+    sub, sub_into: difference;
+    mul, mul_into: product;
+    div, div_into: quotient;
 }
 
 /// The graph nodes of a binary op's two inputs.
 type InputNodes<B> = [Option<Arc<Node<B>>>; 2];
 
-/// The base backend's binary op `op` on `lhs`'s tensor, given up, and `rhs`'s: what the rules of `add` and
-/// `add_into` (and the others') share. The by-reference op passes a clone of `lhs`, which its caller still holds.
+/// The base backend's binary op `op` on `lhs`'s tensor, given, and `rhs`'s; the inputs' graph nodes.
 fn given_up<B: BaseBackend>(
     lhs: AutodiffTensor<B>,
     rhs: &AutodiffTensor<B>,
@@ -66,6 +47,7 @@ fn given_up<B: BaseBackend>(
     Ok((output, [lhs_node, rhs.node().cloned()]))
 }
 
+/// d(a + b) = 1 for each operand, summed back over the dimensions it was broadcast along.
 fn sum<B: BaseBackend>(
     name: &'static str,
     lhs: AutodiffTensor<B>,
@@ -84,6 +66,7 @@ fn sum<B: BaseBackend>(
     }))
 }
 
+/// d(a - b) = 1 and -1, summed back over the dimensions each was broadcast along.
 fn difference<B: BaseBackend>(
     name: &'static str,
     lhs: AutodiffTensor<B>,
@@ -102,6 +85,8 @@ fn difference<B: BaseBackend>(
     }))
 }
 
+/// d(l*r)/dl = r and d(l*r)/dr = l: each operand is kept only when the *other* one needs a gradient (a kept left
+/// operand given to the op is then shared, and the backend writes new memory).
 fn product<B: BaseBackend>(
     name: &'static str,
     lhs: AutodiffTensor<B>,
@@ -129,6 +114,8 @@ fn product<B: BaseBackend>(
     }))
 }
 
+/// d(l/r)/dl = 1/r and d(l/r)/dr = -l/r² = -(l/r)/r: both share `gradient / r`, and the right one reuses the
+/// output instead of squaring `r`.
 fn quotient<B: BaseBackend>(
     name: &'static str,
     lhs: AutodiffTensor<B>,
