@@ -13,24 +13,24 @@ use std::sync::Arc;
 /// each calling the base backend's op of its form; the rule itself is written once (`sum`, `difference`, `product`,
 /// `quotient`). The borrowing form gives the rule a clone of the operand, which its caller still holds.
 macro_rules! arithmetic_rules {
-    ($($op:ident, $given:ident: $rule:ident;)*) => {$(
+    ($($op:ident, $given:ident: $rule:ident($($arg:expr),*);)*) => {$(
         #[doc = concat!("`", stringify!($op), "`: see `", stringify!($rule), "`.")]
         pub fn $op<B: BaseBackend>(lhs: &AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
-            $rule(stringify!($op), lhs.clone(), rhs, |lhs, rhs| B::$op(&lhs, rhs))
+            $rule(stringify!($op), lhs.clone(), rhs, |lhs, rhs| B::$op(&lhs, rhs) $(, $arg)*)
         }
 
         #[doc = concat!("`", stringify!($op), "`'s rule, the base backend's `", stringify!($given), "` given `lhs`.")]
         pub fn $given<B: BaseBackend>(lhs: AutodiffTensor<B>, rhs: &AutodiffTensor<B>) -> Result<AutodiffTensor<B>> {
-            $rule(stringify!($given), lhs, rhs, B::$given)
+            $rule(stringify!($given), lhs, rhs, B::$given $(, $arg)*)
         }
     )*};
 }
 
 arithmetic_rules! {
-    add, add_into: sum;
-    sub, sub_into: difference;
-    mul, mul_into: product;
-    div, div_into: quotient;
+    add, add_into: sum(Sign::Plus);
+    sub, sub_into: sum(Sign::Minus);
+    mul, mul_into: product();
+    div, div_into: quotient();
 }
 
 /// The graph nodes of a binary op's two inputs.
@@ -47,42 +47,36 @@ fn given_up<B: BaseBackend>(
     Ok((output, [lhs_node, rhs.node().cloned()]))
 }
 
-/// d(a + b) = 1 for each operand, summed back over the dimensions it was broadcast along.
+/// d(a ± b) = 1 and ±1 (`Sign`), summed back over the dimensions each was broadcast along.
 fn sum<B: BaseBackend>(
     name: &'static str,
     lhs: AutodiffTensor<B>,
     rhs: &AutodiffTensor<B>,
     op: impl FnOnce(Inner<B>, &Inner<B>) -> Result<Inner<B>>,
+    rhs_sign: Sign,
 ) -> Result<AutodiffTensor<B>> {
     let (lhs_shape, rhs_shape) = (B::shape(lhs.primitive()), B::shape(rhs.primitive()));
     let (output, nodes) = given_up(lhs, rhs, op)?;
     Ok(AutodiffTensor::binary_of(name, nodes, output, |[lhs_tracked, rhs_tracked], _| {
         move |gradient| {
-            Ok([
-                gradient_if(lhs_tracked, || reduce_to_shape::<B>(gradient.clone(), &lhs_shape))?,
-                gradient_if(rhs_tracked, || reduce_to_shape::<B>(gradient, &rhs_shape))?,
-            ])
+            let lhs_gradient = gradient_if(lhs_tracked, || reduce_to_shape::<B>(gradient.clone(), &lhs_shape))?;
+            let rhs_gradient = gradient_if(rhs_tracked, || {
+                let gradient = match rhs_sign {
+                    Sign::Plus => gradient,
+                    Sign::Minus => B::neg(&gradient)?,
+                };
+                reduce_to_shape::<B>(gradient, &rhs_shape)
+            })?;
+            Ok([lhs_gradient, rhs_gradient])
         }
     }))
 }
 
-/// d(a - b) = 1 and -1, summed back over the dimensions each was broadcast along.
-fn difference<B: BaseBackend>(
-    name: &'static str,
-    lhs: AutodiffTensor<B>,
-    rhs: &AutodiffTensor<B>,
-    op: impl FnOnce(Inner<B>, &Inner<B>) -> Result<Inner<B>>,
-) -> Result<AutodiffTensor<B>> {
-    let (lhs_shape, rhs_shape) = (B::shape(lhs.primitive()), B::shape(rhs.primitive()));
-    let (output, nodes) = given_up(lhs, rhs, op)?;
-    Ok(AutodiffTensor::binary_of(name, nodes, output, |[lhs_tracked, rhs_tracked], _| {
-        move |gradient| {
-            Ok([
-                gradient_if(lhs_tracked, || reduce_to_shape::<B>(gradient.clone(), &lhs_shape))?,
-                gradient_if(rhs_tracked, || reduce_to_shape::<B>(B::neg(&gradient)?, &rhs_shape))?,
-            ])
-        }
-    }))
+/// The sign of the right operand in a `sum`.
+#[derive(Clone, Copy)]
+enum Sign {
+    Plus,
+    Minus,
 }
 
 /// d(l*r)/dl = r and d(l*r)/dr = l: each operand is kept only when the *other* one needs a gradient (a kept left
