@@ -248,7 +248,7 @@ fn adam_rows<E: Element>(
     let operands = (&p[..], &g[..], first, second);
     // SAFETY: `write_rows` writes every output it is handed (NaN past the three rows).
     let values = if matches!(dtype, DType::F16 | DType::BF16) {
-        let round = move |value: E| E::of_f64(dtype.round(value.to_f64().unwrap_or(f64::NAN)));
+        let round = move |value: E| value.rounded_to(dtype);
         unsafe {
             written_in_parts::<E>(op, output, Work::Light, |start, part| {
                 constants.write_rows(operands, start, part, round)
@@ -380,7 +380,7 @@ pub(super) fn zip_over<E: Element>(
     // Unique, so the mutable view writes the array's own memory (a shared one would be copied first).
     let lhs = lhs.view_mut();
     if matches!(dtype, DType::F16 | DType::BF16) {
-        zip_views_over(lhs, rhs, |a, b| E::of_f64(dtype.round(f(a, b).to_f64().unwrap_or(f64::NAN))));
+        zip_views_over(lhs, rhs, |a, b| f(a, b).rounded_to(dtype));
     } else {
         // F32 and F64 round nothing, and a rounding call per element would keep the loop from vectorising.
         zip_views_over(lhs, rhs, f);
@@ -422,7 +422,7 @@ pub(super) fn map_over<E: Element>(dtype: DType, array: &mut ArcArrayD<E>, f: im
         return false;
     }
     if matches!(dtype, DType::F16 | DType::BF16) {
-        map_view_over(array.view_mut(), |x| E::of_f64(dtype.round(f(x).to_f64().unwrap_or(f64::NAN))));
+        map_view_over(array.view_mut(), |x| f(x).rounded_to(dtype));
     } else {
         map_view_over(array.view_mut(), f);
     }
@@ -457,7 +457,7 @@ pub(super) fn gelu_backward(tensor: &NdArrayTensor, gradient: &NdArrayTensor) ->
 
 fn gelu_backward_of<E: Element>(tensor: &NdArrayTensor, x: &ArcArrayD<E>, g: &ArcArrayD<E>) -> Result<NdArrayTensor> {
     let dtype = tensor.dtype();
-    let round = move |value: E| E::of_f64(dtype.round(value.to_f64().unwrap_or(f64::NAN)));
+    let round = move |value: E| value.rounded_to(dtype);
     let constants = gelu_derivative_constants(|value| E::of_f64(tensor.scalar(value)));
     if matches!(dtype, DType::F16 | DType::BF16) {
         zip_arrays::<E>("gelu_backward", dtype, x, g, Work::Heavy, move |x, g| gelu_derivative(x, g, constants, round))

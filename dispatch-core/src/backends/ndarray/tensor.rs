@@ -60,6 +60,11 @@ pub(super) trait Element: NdFloat + From<f32> + Reused + Kernels + Gemm {
     fn stored(values: &FloatArray) -> Option<&ArcArrayD<Self>>;
     /// `value` rounded to this type.
     fn of_f64(value: f64) -> Self;
+
+    /// This value rounded to `dtype` (a no-op for `F32` and `F64`): what every op's output of a half dtype holds.
+    fn rounded_to(self, dtype: DType) -> Self {
+        Self::of_f64(dtype.round(self.to_f64().unwrap_or(f64::NAN)))
+    }
 }
 
 impl Element for f32 {
@@ -135,7 +140,7 @@ impl NdArrayTensor {
     /// An op's output array as a tensor of `dtype`, rounded to it; ops only build arrays of rank 1 or more.
     pub(super) fn output<E: Element>(dtype: DType, mut array: ArrayD<E>) -> Self {
         if matches!(dtype, DType::F16 | DType::BF16) {
-            array.mapv_inplace(|value| E::of_f64(dtype.round(value.to_f64().unwrap_or(f64::NAN))));
+            array.mapv_inplace(|value| value.rounded_to(dtype));
         }
         Self { values: E::store(array.into_shared()), dtype }
     }
